@@ -1,0 +1,56 @@
+//! The pure transform core: everything that turns original bytes and names into view bytes
+//! and names and back. Nothing here does I/O or knows about FUSE.
+//!
+//! The filesystem talks to the core only through [`Transform`], so it can be tested with any
+//! implementation and the core can grow (Level 3) without touching `fs`.
+
+pub mod lexer;
+pub mod lexicon;
+pub mod policy;
+pub mod rename;
+pub mod tokens;
+
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+
+/// Why a view name or content cannot be taken back to the original.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum TransformError {
+    /// The name is reserved by the view (hidden or private) and cannot exist in the original.
+    #[error("name is reserved in the view")]
+    Reserved,
+    /// The name cannot be expressed in the original's coordinates.
+    #[error("name cannot be translated: {0}")]
+    Untranslatable(String),
+}
+
+impl TransformError {
+    /// The errno the filesystem should answer with.
+    pub fn errno(&self) -> i32 {
+        match self {
+            TransformError::Reserved => libc::EACCES,
+            TransformError::Untranslatable(_) => libc::EINVAL,
+        }
+    }
+}
+
+/// What the filesystem needs from a view definition.
+///
+/// Paths given to content methods are relative to the original root, in original names;
+/// that is what decides the file kind (Python source, other text, binary).
+pub trait Transform: Send + Sync + 'static {
+    /// One path component (a file or directory name), original -> view.
+    fn name_to_view(&self, name: &OsStr) -> OsString;
+    /// One path component, view -> original.
+    fn name_to_original(&self, name: &OsStr) -> Result<OsString, TransformError>;
+    /// File contents, original -> view.
+    fn content_to_view(&self, orig_rel: &Path, original: &[u8]) -> Vec<u8>;
+    /// File contents, view -> original. `base_original` is the original's content before the
+    /// write, when the file existed (Level 3 needs it to keep untouched bytes).
+    fn content_to_original(
+        &self,
+        orig_rel: &Path,
+        view: &[u8],
+        base_original: Option<&[u8]>,
+    ) -> Vec<u8>;
+}
