@@ -1,1 +1,391 @@
-//! (in progress)
+//! Building the bundle: everything that defines one view of a tree.
+//!
+//! Guarantee (law 8): the same tree, seed and options give the same bundle on any machine.
+//! Every collection is sorted (BTree*), the tree is walked in sorted order, and the only
+//! randomness is ChaCha seeded from the seed. The environment scan (names outside code
+//! defines) is cached per environment fingerprint, so a second mount does not repeat it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::transform::policy::{self, FreezeReason, PolicyInput};
+use crate::transform::rename::{file_kind, FileKind, Renamer};
+use crate::transform::{hidden_in_original, lexicon};
+
+/// The embedded environment scanner (run with the view's Python).
+const ENVSCAN: &str = include_str!("envscan.py");
+
+/// Why a bundle could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BundleError {
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Python(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn io_err(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> BundleError {
+    let context = context.into();
+    move |source| BundleError::Io { context, source }
+}
+
+/// Options of a view besides the tree.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub seed: u64,
+    pub levels: Vec<u8>,
+    /// Interpreter whose stdlib and site-packages are scanned.
+    pub python: PathBuf,
+    /// User freeze list entries.
+    pub freeze: Vec<String>,
+    /// Where the environment scan is cached (`None`: no cache).
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// Everything that defines a view, serializable and deterministic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bundle {
+    pub tool_version: String,
+    pub seed: u64,
+    pub levels: Vec<u8>,
+    /// Hash of every visible path and file content of the tree.
+    pub tree_fingerprint: String,
+    /// Original token -> virtual word (lowercase).
+    pub tokens: BTreeMap<String, String>,
+    /// Owned tokens left unrenamed because the vocabulary ran out.
+    pub unmapped_tokens: Vec<String>,
+    /// Frozen tokens with their reason.
+    pub frozen_tokens: BTreeMap<String, FreezeReason>,
+    /// Frozen runs that occur in the repository, with their reason.
+    pub frozen_runs: BTreeMap<String, FreezeReason>,
+    /// Names outside code defines (frozen wherever they appear, also in new code).
+    pub outside_names: BTreeSet<String>,
+    /// Runs the repository's code uses: strings and comments rename these.
+    pub code_idents: BTreeSet<String>,
+    /// Runs owned by the repository.
+    pub owned_runs: BTreeSet<String>,
+}
+
+impl Bundle {
+    /// The Level 2 map of this bundle.
+    pub fn renamer(&self) -> Result<Renamer, BundleError> {
+        Renamer::new(
+            self.tokens.iter().map(|(a, b)| (a.as_str(), b.as_str())),
+            self.frozen_runs
+                .keys()
+                .chain(self.outside_names.iter())
+                .map(String::as_str),
+            self.code_idents.iter().map(String::as_str),
+        )
+        .map_err(BundleError::Invalid)
+    }
+}
+
+/// One visible file of the tree.
+pub struct TreeFile {
+    /// Path relative to the root, original names.
+    pub rel: PathBuf,
+    pub content: Vec<u8>,
+}
+
+/// The visible part of a tree: files (with contents) and every path component name.
+pub struct Tree {
+    pub files: Vec<TreeFile>,
+    pub dirs: Vec<PathBuf>,
+}
+
+/// Walk `root` in sorted order, skipping what the view hides, and read every regular file
+/// (in parallel). Symlinks are listed by name only and never followed.
+pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
+    let mut paths = Vec::new();
+    let mut dirs = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let abs = root.join(&rel);
+        let rd = std::fs::read_dir(&abs).map_err(io_err(format!("reading {}", abs.display())))?;
+        let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let name = e.file_name();
+            if hidden_in_original(name.as_encoded_bytes()) {
+                continue;
+            }
+            let Ok(ft) = e.file_type() else { continue };
+            let r = rel.join(&name);
+            if ft.is_dir() {
+                dirs.push(r.clone());
+                stack.push(r);
+            } else if ft.is_file() {
+                paths.push(r);
+            } else {
+                dirs.push(r); // symlinks and others: names only
+            }
+        }
+    }
+    paths.sort();
+    dirs.sort();
+    let files = paths
+        .into_par_iter()
+        .map(|rel| {
+            let abs = root.join(&rel);
+            let content = std::fs::read(&abs).map_err(io_err(format!("reading {}", abs.display())))?;
+            Ok(TreeFile { rel, content })
+        })
+        .collect::<Result<Vec<_>, BundleError>>()?;
+    Ok(Tree { files, dirs })
+}
+
+/// Names from the Python environment, grouped by their top-level package.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct EnvScan {
+    /// "" for the stdlib and builtins, else a site-packages entry.
+    pub groups: BTreeMap<String, Vec<String>>,
+    pub modules: Vec<String>,
+    pub files: usize,
+}
+
+/// Scan (or load from the cache) the names the environment of `python` defines.
+pub fn env_scan(python: &Path, cache_dir: Option<&Path>) -> Result<EnvScan, BundleError> {
+    let run = |args: &[&str]| -> Result<Vec<u8>, BundleError> {
+        let out = Command::new(python)
+            .arg("-I")
+            .arg("-c")
+            .arg(ENVSCAN)
+            .args(args)
+            .output()
+            .map_err(|e| {
+                BundleError::Python(format!(
+                    "cannot run {} ({e}); pass --python PATH to the interpreter the view runs under",
+                    python.display()
+                ))
+            })?;
+        if !out.status.success() {
+            return Err(BundleError::Python(format!(
+                "{} failed to scan its environment: {}",
+                python.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(out.stdout)
+    };
+    // `-c` makes sys.argv[0] "-c"; the script reads argv[1:].
+    let fp = run(&["fingerprint"])?;
+    let mut h = Sha256::new();
+    h.update(ENVSCAN.as_bytes());
+    h.update(&fp);
+    let key = hex(&h.finalize()[..16]);
+    let cached = cache_dir.map(|d| d.join(format!("env-{key}.json")));
+    if let Some(c) = &cached {
+        if let Ok(bytes) = std::fs::read(c) {
+            if let Ok(scan) = serde_json::from_slice::<EnvScan>(&bytes) {
+                return Ok(scan);
+            }
+        }
+    }
+    tracing::info!("scanning the Python environment of {}", python.display());
+    let out = run(&["scan"])?;
+    let scan: EnvScan = serde_json::from_slice(&out)
+        .map_err(|e| BundleError::Python(format!("environment scan gave bad output: {e}")))?;
+    if let Some(c) = &cached {
+        if let Some(d) = c.parent() {
+            let _ = std::fs::create_dir_all(d);
+        }
+        let tmp = c.with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::write(&tmp, &out).is_ok() {
+            let _ = std::fs::rename(&tmp, c);
+        }
+    }
+    Ok(scan)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Module names the repository provides at its import roots (the root and `src/`): packages,
+/// namespace directories holding Python files, and top-level modules.
+fn own_modules(tree: &Tree) -> BTreeSet<String> {
+    let mut own = BTreeSet::new();
+    for f in &tree.files {
+        let comps: Vec<_> = f.rel.components().collect();
+        let comps: &[_] = if comps.len() > 1 && comps[0].as_os_str() == "src" {
+            &comps[1..]
+        } else {
+            &comps[..]
+        };
+        let Some(first) = comps.first().and_then(|c| c.as_os_str().to_str()) else {
+            continue;
+        };
+        let is_py = f.rel.extension().is_some_and(|e| e == "py");
+        if !is_py {
+            continue;
+        }
+        if comps.len() == 1 {
+            if let Some(stem) = first.strip_suffix(".py") {
+                own.insert(stem.to_string());
+            }
+        } else {
+            own.insert(first.to_string());
+        }
+    }
+    own
+}
+
+/// Every module name in the tree: Python file stems and directories holding Python files.
+fn tree_modules(tree: &Tree) -> BTreeSet<String> {
+    let mut m = BTreeSet::new();
+    for f in &tree.files {
+        if f.rel.extension().is_some_and(|e| e == "py") {
+            if let Some(s) = f.rel.file_stem().and_then(|s| s.to_str()) {
+                m.insert(s.to_string());
+            }
+            for a in f.rel.ancestors().skip(1) {
+                if let Some(n) = a.file_name().and_then(|s| s.to_str()) {
+                    m.insert(n.to_string());
+                }
+            }
+        }
+    }
+    m.retain(|s| is_identifier(s));
+    m
+}
+
+fn is_identifier(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && !b[0].is_ascii_digit()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+}
+
+/// Fingerprint of the visible tree: paths and contents.
+pub fn tree_fingerprint(tree: &Tree) -> String {
+    let mut h = Sha256::new();
+    for f in &tree.files {
+        h.update(f.rel.as_os_str().as_encoded_bytes());
+        h.update([0]);
+        h.update(Sha256::digest(&f.content));
+    }
+    for d in &tree.dirs {
+        h.update(d.as_os_str().as_encoded_bytes());
+        h.update([1]);
+    }
+    hex(&h.finalize())
+}
+
+/// Read a `--freeze` file: one name or token per line, `#` starts a comment.
+pub fn read_freeze_file(path: &Path) -> Result<Vec<String>, BundleError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(io_err(format!("reading freeze list {}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        if !is_identifier(line) {
+            return Err(BundleError::Invalid(format!(
+                "{}:{}: `{line}` is not an identifier",
+                path.display(),
+                i + 1
+            )));
+        }
+        out.push(line.to_string());
+    }
+    Ok(out)
+}
+
+/// Build the bundle of a tree with a given environment scan.
+pub fn build_with_env(tree: &Tree, env: &EnvScan, opts: &BuildOptions) -> Bundle {
+    let own = own_modules(tree);
+    let tmods = tree_modules(tree);
+    let env_modules: BTreeSet<String> = env.modules.iter().cloned().collect();
+    let mut env_names = BTreeSet::new();
+    for (group, names) in &env.groups {
+        // A copy of the repository installed into the environment is not outside code.
+        if !group.is_empty() && own.contains(group) {
+            continue;
+        }
+        env_names.extend(names.iter().cloned());
+    }
+    let mut python = Vec::new();
+    let mut text = Vec::new();
+    for f in &tree.files {
+        let name = f.rel.as_os_str().as_encoded_bytes();
+        match file_kind(name, &f.content) {
+            FileKind::Python => python.push((f.rel.to_str().unwrap_or(""), f.content.as_slice())),
+            FileKind::Text => text.push(f.content.as_slice()),
+            FileKind::Binary => {}
+        }
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
+        if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
+            names.push(n);
+        }
+    }
+    let input = PolicyInput {
+        python,
+        text,
+        names,
+        own_modules: &own,
+        env_modules: &env_modules,
+        env_names: &env_names,
+        tree_modules: &tmods,
+        user: &opts.freeze,
+    };
+    let found = policy::analyze(&input);
+
+    // Never use as a virtual word: any token of the repository, any all-lowercase outside
+    // name, keywords.
+    let mut excluded = found.seen_tokens.clone();
+    for n in &env_names {
+        if n.bytes().all(|b| b.is_ascii_lowercase()) {
+            excluded.insert(n.clone());
+        }
+    }
+    excluded.extend(env_modules.iter().map(|m| m.to_ascii_lowercase()));
+    excluded.extend(policy::KEYWORDS.iter().map(|k| k.to_ascii_lowercase()));
+    let (tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
+
+    // Only the frozen runs relevant to this repository are listed by reason; outside names
+    // are kept whole because new code written in the view may use any of them.
+    Bundle {
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        seed: opts.seed,
+        levels: opts.levels.clone(),
+        tree_fingerprint: tree_fingerprint(tree),
+        tokens,
+        unmapped_tokens: unmapped,
+        frozen_tokens: found.frozen_tokens,
+        frozen_runs: found.frozen_runs,
+        outside_names: env_names,
+        code_idents: found.code_runs,
+        owned_runs: found.owned_runs,
+    }
+}
+
+/// Build the bundle of the tree at `root`.
+pub fn build(root: &Path, opts: &BuildOptions) -> Result<Bundle, BundleError> {
+    let env = env_scan(&opts.python, opts.cache_dir.as_deref())?;
+    let tree = read_tree(root)?;
+    Ok(build_with_env(&tree, &env, opts))
+}
+
+/// Default cache directory for environment scans.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(x).join("schrodinger"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("schrodinger"))
+}

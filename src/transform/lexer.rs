@@ -1,1 +1,406 @@
-//! (in progress)
+//! A small Python lexer that finds every *run* (`[A-Za-z_][A-Za-z0-9_]*` at a word boundary)
+//! and says whether it sits in code, a string, a comment or other text.
+//!
+//! Guarantee (law 3): the classification never depends on the letters of a run, only on the
+//! bytes between runs, on whether a word starts with a digit or holds a non-ASCII byte, and on
+//! whether a word is a string prefix (`r`, `b`, `f`, `rb`, ... : at most two letters). Swapping
+//! replaces runs by runs of at least three letters per token and never touches prefixes, so the
+//! same lexer finds the same runs, with the same classes, in the swapped text. That is what
+//! makes the rename an exact involution even on broken files: there is no parse tree and no
+//! error recovery, only a deterministic scan that never fails.
+//!
+//! A *word* is a maximal sequence of `[A-Za-z0-9_]` and non-ASCII bytes. Only words that start
+//! with a letter or `_` and are pure ASCII are runs: `89ab4` inside a hex literal, `1e10`, and
+//! `café` hold no run.
+
+/// Where a run sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Python code, including the replacement fields of f-strings.
+    Code,
+    /// Inside a string literal (or any run of a non-Python text file).
+    String,
+    /// Inside a `#` comment.
+    Comment,
+}
+
+/// One run: byte range in the input and its class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    pub start: usize,
+    pub end: usize,
+    pub class: Class,
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// End of the word that starts at `i` (exclusive).
+fn word_end(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && is_word_byte(s[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Whether `w` (a whole word) is a run: ASCII only and not starting with a digit.
+fn is_run(w: &[u8]) -> bool {
+    !w.is_empty() && !w[0].is_ascii_digit() && w.iter().all(|b| b.is_ascii())
+}
+
+/// Whether `w` (a whole word followed by a quote) is a string prefix, and if so whether it
+/// opens a formatted string (whose `{...}` fields hold code).
+fn prefix_flags(w: &[u8]) -> Option<bool> {
+    if w.len() > 2 {
+        return None;
+    }
+    let lower: Vec<u8> = w.iter().map(|b| b.to_ascii_lowercase()).collect();
+    match lower.as_slice() {
+        b"r" | b"u" | b"b" | b"br" | b"rb" => Some(false),
+        b"f" | b"t" | b"fr" | b"rf" | b"tr" | b"rt" => Some(true),
+        _ => None,
+    }
+}
+
+/// Runs of a non-Python text file: every run is in the `String` class.
+pub fn text_runs(s: &[u8]) -> Vec<Run> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        if is_word_byte(s[i]) {
+            let e = word_end(s, i);
+            if is_run(&s[i..e]) {
+                out.push(Run {
+                    start: i,
+                    end: e,
+                    class: Class::String,
+                });
+            }
+            i = e;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Str {
+    quote: u8,
+    triple: bool,
+    fmt: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Frame {
+    /// Code; `field_depth` is `Some(bracket depth)` inside an f-string replacement field.
+    Code { field_depth: Option<u32> },
+    Str(Str),
+}
+
+/// Runs of Python source, classified. Never fails: broken input is scanned all the same.
+pub fn python_runs(s: &[u8]) -> Vec<Run> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Frame> = vec![Frame::Code { field_depth: None }];
+    let mut i = 0;
+    let n = s.len();
+    while i < n {
+        let top = match stack.last() {
+            Some(f) => *f,
+            None => {
+                stack.push(Frame::Code { field_depth: None });
+                continue;
+            }
+        };
+        match top {
+            Frame::Code { field_depth } => {
+                let b = s[i];
+                if is_word_byte(b) {
+                    let e = word_end(s, i);
+                    let w = &s[i..e];
+                    if e < n && (s[e] == b'"' || s[e] == b'\'') {
+                        if let Some(fmt) = prefix_flags(w) {
+                            // A prefix is never a run: it is part of the string's syntax.
+                            i = open_string(s, e, fmt, &mut stack);
+                            continue;
+                        }
+                    }
+                    if is_run(w) {
+                        out.push(Run {
+                            start: i,
+                            end: e,
+                            class: Class::Code,
+                        });
+                    }
+                    i = e;
+                    continue;
+                }
+                match b {
+                    b'#' => {
+                        i = comment(s, i + 1, &mut out);
+                    }
+                    b'"' | b'\'' => {
+                        i = open_string(s, i, false, &mut stack);
+                    }
+                    b'(' | b'[' | b'{' => {
+                        if let Some(d) = field_depth {
+                            set_top(&mut stack, Frame::Code {
+                                field_depth: Some(d + 1),
+                            });
+                        }
+                        i += 1;
+                    }
+                    b')' | b']' | b'}' => {
+                        match field_depth {
+                            Some(0) if b == b'}' => {
+                                stack.pop();
+                            }
+                            Some(0) => {}
+                            Some(d) => set_top(&mut stack, Frame::Code {
+                                field_depth: Some(d - 1),
+                            }),
+                            None => {}
+                        }
+                        i += 1;
+                    }
+                    b'\n' | b'\r' if field_depth.is_some() => {
+                        // A newline ends a field of a single-quoted f-string only if that
+                        // string itself ends there; let the string frame decide.
+                        i += 1;
+                    }
+                    _ => i += 1,
+                }
+            }
+            Frame::Str(st) => {
+                let b = s[i];
+                if b == b'\\' {
+                    i = escape(s, i + 1);
+                    continue;
+                }
+                if b == st.quote {
+                    if st.triple {
+                        if i + 2 < n && s[i + 1] == st.quote && s[i + 2] == st.quote {
+                            stack.pop();
+                            i += 3;
+                            continue;
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    stack.pop();
+                    i += 1;
+                    continue;
+                }
+                if (b == b'\n' || b == b'\r') && !st.triple {
+                    // An unterminated single-quoted string ends at the line end; any open
+                    // f-string fields inside it end with it.
+                    stack.pop();
+                    close_fields(&mut stack);
+                    i += 1;
+                    continue;
+                }
+                if st.fmt && b == b'{' {
+                    if i + 1 < n && s[i + 1] == b'{' {
+                        i += 2;
+                        continue;
+                    }
+                    stack.push(Frame::Code {
+                        field_depth: Some(0),
+                    });
+                    i += 1;
+                    continue;
+                }
+                if is_word_byte(b) {
+                    let e = word_end(s, i);
+                    if is_run(&s[i..e]) {
+                        out.push(Run {
+                            start: i,
+                            end: e,
+                            class: Class::String,
+                        });
+                    }
+                    i = e;
+                    continue;
+                }
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn set_top(stack: &mut [Frame], f: Frame) {
+    if let Some(t) = stack.last_mut() {
+        *t = f;
+    }
+}
+
+/// After a single-quoted string was cut at a line end, drop the f-string fields (and their
+/// strings) that it enclosed, back to the nearest plain code frame.
+fn close_fields(stack: &mut Vec<Frame>) {
+    while let Some(Frame::Code {
+        field_depth: Some(_),
+    }) = stack.last()
+    {
+        stack.pop();
+        // The field's enclosing string: pop it too if single-quoted (it ends at the line end).
+        match stack.last() {
+            Some(Frame::Str(st)) if !st.triple => {
+                stack.pop();
+            }
+            _ => break,
+        }
+    }
+}
+
+/// Push a string frame for the quote at `q`; returns the index after the opening quote(s).
+fn open_string(s: &[u8], q: usize, fmt: bool, stack: &mut Vec<Frame>) -> usize {
+    let quote = s[q];
+    let triple = q + 2 < s.len() && s[q + 1] == quote && s[q + 2] == quote;
+    stack.push(Frame::Str(Str { quote, triple, fmt }));
+    if triple {
+        q + 3
+    } else {
+        q + 1
+    }
+}
+
+/// Skip the escape whose backslash was just before `i`; returns the index after it.
+/// `\x41`, `\u00e9`, `\N{...}` and octal escapes are swallowed whole so their letters never
+/// form runs; after any escape the next byte starts a new word (`"\nname"` holds `name`).
+fn escape(s: &[u8], i: usize) -> usize {
+    if i >= s.len() {
+        return i;
+    }
+    match s[i] {
+        b'x' | b'u' | b'U' | b'0'..=b'7' => {
+            let mut j = i + 1;
+            while j < s.len() && s[j].is_ascii_hexdigit() {
+                j += 1;
+            }
+            // Letters glued to the escape digits are not at a word boundary.
+            if j < s.len() && is_word_byte(s[j]) {
+                j = word_end(s, j);
+            }
+            j
+        }
+        b'N' if i + 1 < s.len() && s[i + 1] == b'{' => {
+            let mut j = i + 2;
+            while j < s.len() && s[j] != b'}' && s[j] != b'\n' && s[j] != b'"' && s[j] != b'\''
+            {
+                j += 1;
+            }
+            if j < s.len() && s[j] == b'}' {
+                j + 1
+            } else {
+                j
+            }
+        }
+        b'\r' if i + 1 < s.len() && s[i + 1] == b'\n' => i + 2,
+        _ => i + 1,
+    }
+}
+
+/// Scan a comment body from `i` to the line end; returns the index of the line end.
+fn comment(s: &[u8], mut i: usize, out: &mut Vec<Run>) -> usize {
+    while i < s.len() && s[i] != b'\n' && s[i] != b'\r' {
+        if is_word_byte(s[i]) {
+            let e = word_end(s, i);
+            if is_run(&s[i..e]) {
+                out.push(Run {
+                    start: i,
+                    end: e,
+                    class: Class::Comment,
+                });
+            }
+            i = e;
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(src: &str) -> Vec<(String, Class)> {
+        python_runs(src.as_bytes())
+            .into_iter()
+            .map(|r| (src[r.start..r.end].to_string(), r.class))
+            .collect()
+    }
+
+    fn names(src: &str, class: Class) -> Vec<String> {
+        runs(src)
+            .into_iter()
+            .filter(|(_, c)| *c == class)
+            .map(|(n, _)| n)
+            .collect()
+    }
+
+    #[test]
+    fn classifies_code_string_comment() {
+        let src = "def load_user(uid):  # fetch user\n    return db.get(\"user_row\")\n";
+        assert_eq!(
+            names(src, Class::Code),
+            ["def", "load_user", "uid", "return", "db", "get"]
+        );
+        assert_eq!(names(src, Class::String), ["user_row"]);
+        assert_eq!(names(src, Class::Comment), ["fetch", "user"]);
+    }
+
+    #[test]
+    fn numbers_and_non_ascii_hold_no_run() {
+        let src = "x = 0x89ab4 + 1e10 + 3j\ncafé = 1\naddr = '2001:db8::89ab:4'\n";
+        assert_eq!(names(src, Class::Code), ["x", "addr"]);
+        // `db8` starts with a letter at a word boundary, `89ab` does not.
+        assert_eq!(names(src, Class::String), ["db8"]);
+    }
+
+    #[test]
+    fn prefixes_are_not_runs_and_open_strings() {
+        let src = "a = rb'raw_bytes' + f\"{user_name!r:>10}\" + br\"x\" + u'uu'\n";
+        assert_eq!(names(src, Class::Code), ["a", "user_name", "r"]);
+        assert_eq!(names(src, Class::String), ["raw_bytes", "x", "uu"]);
+    }
+
+    #[test]
+    fn fstring_fields_are_code_and_doubled_braces_are_text() {
+        let src = "s = f'{{literal}} {obj.attr_name} {fn(\"inner\")}'\n";
+        assert_eq!(names(src, Class::Code), ["s", "obj", "attr_name", "fn"]);
+        assert_eq!(names(src, Class::String), ["literal", "inner"]);
+    }
+
+    #[test]
+    fn escapes_do_not_glue_letters() {
+        let src = r#"s = "\nfirst_name\tlast \x41bc \N{BULLET} end\\""#;
+        assert_eq!(names(src, Class::String), ["first_name", "last", "end"]);
+    }
+
+    #[test]
+    fn triple_quoted_strings_span_lines() {
+        let src = "'''doc\nstring_part ' still'''\nafter = 1\n";
+        assert_eq!(names(src, Class::String), ["doc", "string_part", "still"]);
+        assert_eq!(names(src, Class::Code), ["after"]);
+    }
+
+    #[test]
+    fn unterminated_string_ends_at_line_end() {
+        let src = "x = 'broken\ny = 2\n";
+        assert_eq!(names(src, Class::Code), ["x", "y"]);
+        assert_eq!(names(src, Class::String), ["broken"]);
+    }
+
+    #[test]
+    fn text_runs_take_every_run_as_string() {
+        let t = "key_name: value 42abc _x";
+        let r: Vec<_> = text_runs(t.as_bytes())
+            .into_iter()
+            .map(|r| &t[r.start..r.end])
+            .collect();
+        assert_eq!(r, ["key_name", "value", "_x"]);
+    }
+}

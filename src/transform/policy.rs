@@ -1,1 +1,424 @@
-//! (in progress)
+//! What is frozen (never renamed) and what the repository owns. Each rule is a named function
+//! with the reason it exists; `FreezeReason` records which rule froze a run.
+//!
+//! Pure: callers hand in file contents and the names the Python environment defines.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::lexer::{self, Class};
+use super::rename::is_dunder;
+use super::tokens::{self, Piece};
+
+/// Why a run or token is frozen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FreezeReason {
+    /// Python keywords and soft keywords: renaming them changes the syntax.
+    Keyword,
+    /// Names that code outside the repository defines or calls (stdlib, site-packages,
+    /// builtins): the repository may pass its objects to that code, or call into it.
+    Outside,
+    /// Names the repository imports from modules outside it.
+    Imported,
+    /// Test discovery and tool protocols (`test_*`, `setUp`, `conftest`, pytest hooks).
+    Tool,
+    /// Too short to rename safely (`%d`, `i`, string prefixes).
+    Short,
+    /// Listed in the user's `--freeze` file.
+    User,
+}
+
+/// Python keywords and soft keywords (3.12).
+pub const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+    "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
+    "try", "while", "with", "yield", "match", "case", "type", "_",
+];
+
+/// Runs that test runners and tools look up by name.
+pub const TOOL_RUNS: &[&str] = &[
+    "self", "cls", "setUp", "tearDown", "setUpClass", "tearDownClass", "setUpModule",
+    "tearDownModule", "asyncSetUp", "asyncTearDown", "runTest", "load_tests", "setup",
+    "teardown", "setup_method", "teardown_method", "setup_class", "teardown_class",
+    "setup_module", "teardown_module", "setup_function", "teardown_function", "conftest",
+    "pytest", "pytestmark", "manage", "noxfile", "tox", "fixture", "fixtures",
+];
+
+/// Tokens never mapped: discovery words and packaging words.
+pub const TOOL_TOKENS: &[&str] = &["test", "tests", "pytest", "conftest", "setup", "teardown"];
+
+/// A token shorter than this is never renamed: one- and two-letter tokens are format codes
+/// (`%d`), string prefixes (`rb"..."`) and loop variables, and renaming them buys nothing.
+pub const MIN_TOKEN_LEN: usize = 3;
+
+/// Keywords never change.
+pub fn is_keyword(run: &str) -> bool {
+    KEYWORDS.contains(&run)
+}
+
+/// Tool protocols: fixed names, pytest hooks (`pytest_*`) and unittest's `test*` lookups rely
+/// on the frozen `test` token.
+pub fn is_tool_run(run: &str) -> bool {
+    TOOL_RUNS.contains(&run) || run.starts_with("pytest_")
+}
+
+/// The lowercase letter tokens of a run that are long enough to rename.
+pub fn owned_tokens(run: &str) -> impl Iterator<Item = String> + '_ {
+    tokens::split(run).into_iter().filter_map(|p| match p {
+        Piece::Word(w, _) if w.len() >= MIN_TOKEN_LEN => Some(w.to_ascii_lowercase()),
+        _ => None,
+    })
+}
+
+/// All lowercase tokens of a run, whatever their length (for excluding vocabulary words).
+pub fn all_tokens(run: &str) -> impl Iterator<Item = String> + '_ {
+    tokens::split(run).into_iter().filter_map(|p| match p {
+        Piece::Word(w, _) => Some(w.to_ascii_lowercase()),
+        _ => None,
+    })
+}
+
+/// An import statement found lexically: the module path and imported names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    /// Leading dots of a relative import (0 for absolute).
+    pub level: usize,
+    /// Dotted module path (for `import a.b` one entry per module).
+    pub module: Vec<String>,
+    /// Names imported by `from M import ...` (not aliases).
+    pub names: Vec<String>,
+}
+
+/// Find import statements from the code runs of a Python file. Lexical and forgiving: it
+/// reads `import a.b as c, d` and `from .a import (b as c, d)` and ignores anything else.
+pub fn imports(src: &[u8]) -> Vec<Import> {
+    let runs: Vec<lexer::Run> = lexer::python_runs(src)
+        .into_iter()
+        .filter(|r| r.class == Class::Code)
+        .collect();
+    let word = |i: usize| -> &str {
+        std::str::from_utf8(&src[runs[i].start..runs[i].end]).unwrap_or("")
+    };
+    let gap = |i: usize| -> &[u8] {
+        // Bytes between run i-1 and run i.
+        let start = if i == 0 { 0 } else { runs[i - 1].end };
+        &src[start..runs[i].start]
+    };
+    let at_statement_start = |i: usize| -> bool {
+        let mut k = runs[i].start;
+        while k > 0 && (src[k - 1] == b' ' || src[k - 1] == b'\t') {
+            k -= 1;
+        }
+        k == 0 || matches!(src[k - 1], b'\n' | b'\r' | b';')
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < runs.len() {
+        let w = word(i);
+        if (w == "import" || w == "from") && at_statement_start(i) {
+            let mut imp = Import {
+                level: 0,
+                module: Vec::new(),
+                names: Vec::new(),
+            };
+            let mut j = i + 1;
+            if w == "from" {
+                // Relative dots sit in the gap before the module (or before `import`).
+                while j < runs.len() {
+                    let g = gap(j);
+                    if j == i + 1 {
+                        imp.level = g.iter().filter(|b| **b == b'.').count();
+                    }
+                    if j > i + 1 && !g.iter().all(|b| *b == b'.' || *b == b' ') {
+                        break;
+                    }
+                    if word(j) == "import" {
+                        break;
+                    }
+                    imp.module.push(word(j).to_string());
+                    j += 1;
+                }
+                if j < runs.len() && word(j) == "import" {
+                    j += 1;
+                    let mut expect_alias = false;
+                    while j < runs.len() && !ends_statement(gap(j), j > 0) {
+                        let x = word(j);
+                        if x == "as" {
+                            expect_alias = true;
+                        } else if expect_alias {
+                            expect_alias = false;
+                        } else {
+                            imp.names.push(x.to_string());
+                        }
+                        j += 1;
+                    }
+                }
+                out.push(imp);
+            } else {
+                // import a.b.c as d, e
+                let mut expect_alias = false;
+                while j < runs.len() && (j == i + 1 || !ends_statement(gap(j), true)) {
+                    let x = word(j);
+                    if x == "as" {
+                        expect_alias = true;
+                    } else if expect_alias {
+                        expect_alias = false;
+                    } else {
+                        imp.module.push(x.to_string());
+                    }
+                    j += 1;
+                }
+                out.push(imp);
+            }
+            i = j.max(i + 1);
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether the bytes between two runs end an import statement: a newline outside brackets
+/// (we do not track depth across runs, so a newline ends it unless parentheses are open or a
+/// backslash continues the line) or a semicolon.
+fn ends_statement(gap: &[u8], _after_run: bool) -> bool {
+    if gap.contains(&b';') {
+        return true;
+    }
+    let has_nl = gap.iter().any(|b| *b == b'\n' || *b == b'\r');
+    if !has_nl {
+        return false;
+    }
+    // Inside `( ... )` newlines continue the statement; a gap holding `(` or `,` before the
+    // newline means we are in a parenthesized list.
+    let cont = gap.iter().any(|b| *b == b'(' || *b == b',' || *b == b'\\');
+    !cont
+}
+
+/// Everything the policy learned about a repository.
+#[derive(Debug, Clone, Default)]
+pub struct Findings {
+    /// Frozen runs that matter for this repository, with the reason.
+    pub frozen_runs: BTreeMap<String, FreezeReason>,
+    /// Tokens never mapped, with the reason.
+    pub frozen_tokens: BTreeMap<String, FreezeReason>,
+    /// Runs the repository's code uses (candidates for owning).
+    pub code_runs: BTreeSet<String>,
+    /// Every lowercase token seen anywhere in the repository (excluded from the vocabulary).
+    pub seen_tokens: BTreeSet<String>,
+    /// Tokens to map.
+    pub owned_tokens: BTreeSet<String>,
+    /// Runs owned by the repository (code runs not frozen).
+    pub owned_runs: BTreeSet<String>,
+}
+
+/// Inputs of the policy.
+pub struct PolicyInput<'a> {
+    /// Python files: original relative path and contents.
+    pub python: Vec<(&'a str, &'a [u8])>,
+    /// Other text files: contents only matter for the vocabulary exclusion.
+    pub text: Vec<&'a [u8]>,
+    /// Every path component in the tree (file and directory names).
+    pub names: Vec<&'a str>,
+    /// Module and package names the repository itself provides at its import roots.
+    pub own_modules: &'a BTreeSet<String>,
+    /// Module and package names importable from the environment (stdlib and site-packages).
+    pub env_modules: &'a BTreeSet<String>,
+    /// Names outside code defines or calls.
+    pub env_names: &'a BTreeSet<String>,
+    /// Every module name (file stem or package dir) anywhere in the tree.
+    pub tree_modules: &'a BTreeSet<String>,
+    /// User freeze list entries.
+    pub user: &'a [String],
+}
+
+/// Whether a top-level imported module is outside the repository: not one of its import
+/// roots, and either importable from the environment or absent from the tree.
+pub fn is_outside_module(top: &str, input: &PolicyInput<'_>) -> bool {
+    if input.own_modules.contains(top) {
+        return false;
+    }
+    input.env_modules.contains(top) || !input.tree_modules.contains(top)
+}
+
+/// Run the policy over a repository.
+pub fn analyze(input: &PolicyInput<'_>) -> Findings {
+    let mut f = Findings::default();
+    for t in TOOL_TOKENS {
+        f.frozen_tokens.insert(t.to_string(), FreezeReason::Tool);
+    }
+    for u in input.user {
+        f.frozen_runs.insert(u.clone(), FreezeReason::User);
+        if tokens::word_count(u) == 1 {
+            f.frozen_tokens.insert(u.to_ascii_lowercase(), FreezeReason::User);
+        }
+    }
+    for (_, src) in &input.python {
+        for imp in imports(src) {
+            let outside = imp.level == 0
+                && imp
+                    .module
+                    .first()
+                    .is_some_and(|top| is_outside_module(top, input));
+            if outside {
+                for m in imp.module.iter().chain(imp.names.iter()) {
+                    f.frozen_runs.entry(m.clone()).or_insert(FreezeReason::Imported);
+                }
+            }
+        }
+        for r in lexer::python_runs(src) {
+            let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
+                continue;
+            };
+            for t in all_tokens(run) {
+                if !f.seen_tokens.contains(&t) {
+                    f.seen_tokens.insert(t);
+                }
+            }
+            if r.class == Class::Code && !f.code_runs.contains(run) {
+                f.code_runs.insert(run.to_string());
+            }
+        }
+    }
+    for src in &input.text {
+        for r in lexer::text_runs(src) {
+            if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
+                for t in all_tokens(run) {
+                    f.seen_tokens.insert(t);
+                }
+            }
+        }
+    }
+    // Module names (file stems, package dirs) count as code identifiers: imports name them.
+    let mut module_runs = BTreeSet::new();
+    for n in &input.names {
+        for r in lexer::text_runs(n.as_bytes()) {
+            let run = &n[r.start..r.end];
+            for t in all_tokens(run) {
+                f.seen_tokens.insert(t);
+            }
+        }
+    }
+    for m in input.tree_modules {
+        module_runs.insert(m.clone());
+    }
+    for run in f.code_runs.iter().chain(module_runs.iter()) {
+        let reason = if is_keyword(run) {
+            Some(FreezeReason::Keyword)
+        } else if is_tool_run(run) {
+            Some(FreezeReason::Tool)
+        } else if f.frozen_runs.contains_key(run) {
+            None // already frozen (imported or user)
+        } else if input.env_names.contains(run) {
+            Some(FreezeReason::Outside)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            f.frozen_runs.insert(run.clone(), reason);
+        }
+        if f.frozen_runs.contains_key(run) || is_dunder(run) {
+            continue;
+        }
+        let mut any = false;
+        for t in owned_tokens(run) {
+            if !f.frozen_tokens.contains_key(&t) {
+                f.owned_tokens.insert(t);
+                any = true;
+            }
+        }
+        if any {
+            f.owned_runs.insert(run.clone());
+        }
+    }
+    f.code_runs.extend(module_runs);
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_imports() {
+        let src = b"import os.path as p, sys\nfrom collections import (OrderedDict,\n    defaultdict as dd)\nfrom . import sibling\nfrom ..pkg.mod import thing; x = 1\n";
+        let imps = imports(src);
+        assert_eq!(imps.len(), 4, "{imps:?}");
+        assert_eq!(imps[0].module, ["os", "path", "sys"]);
+        assert_eq!(imps[1].module, ["collections"]);
+        assert_eq!(imps[1].names, ["OrderedDict", "defaultdict"]);
+        assert_eq!(imps[2].level, 1);
+        assert_eq!(imps[2].names, ["sibling"]);
+        assert_eq!(imps[3].level, 2);
+        assert_eq!(imps[3].module, ["pkg", "mod"]);
+        assert_eq!(imps[3].names, ["thing"]);
+    }
+
+    #[test]
+    fn import_inside_a_string_is_not_an_import() {
+        let src = b"doc = '''\nimport secret_mod\n'''\n";
+        assert!(imports(src).is_empty());
+    }
+
+    fn set(xs: &[&str]) -> BTreeSet<String> {
+        xs.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn outside_module_is_decided_by_import_roots_not_file_names() {
+        let own = set(&["shop"]);
+        let env = set(&["os", "json"]);
+        let tree = set(&["shop", "os", "helpers"]);
+        let names = BTreeSet::new();
+        let input = PolicyInput {
+            python: vec![],
+            text: vec![],
+            names: vec![],
+            own_modules: &own,
+            env_modules: &env,
+            env_names: &names,
+            tree_modules: &tree,
+            user: &[],
+        };
+        // A tests/os/ folder does not make `import os` the repository's own.
+        assert!(is_outside_module("os", &input));
+        assert!(!is_outside_module("shop", &input));
+        // A sibling module that the environment does not provide is the repository's.
+        assert!(!is_outside_module("helpers", &input));
+        assert!(is_outside_module("numpy", &input));
+    }
+
+    #[test]
+    fn analyze_freezes_by_reason_and_owns_the_rest() {
+        let own = set(&["shop"]);
+        let env = set(&["json"]);
+        let tree = set(&["shop", "cart_items"]);
+        let names = set(&["dumps", "get"]);
+        let src: &[u8] = b"import json\nfrom json import dumps\nclass CartTotal:\n    def setUp(self):\n        return json.dumps(self.get(), price_total=1)\n";
+        let input = PolicyInput {
+            python: vec![("shop/cart_items.py", src)],
+            text: vec![],
+            names: vec!["shop", "cart_items.py"],
+            own_modules: &own,
+            env_modules: &env,
+            env_names: &names,
+            tree_modules: &tree,
+            user: &["price_total".to_string()],
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs["json"], FreezeReason::Imported);
+        assert_eq!(f.frozen_runs["dumps"], FreezeReason::Imported);
+        assert_eq!(f.frozen_runs["get"], FreezeReason::Outside);
+        assert_eq!(f.frozen_runs["setUp"], FreezeReason::Tool);
+        assert_eq!(f.frozen_runs["class"], FreezeReason::Keyword);
+        assert_eq!(f.frozen_runs["price_total"], FreezeReason::User);
+        assert!(f.owned_runs.contains("CartTotal"));
+        assert!(f.owned_runs.contains("cart_items"));
+        assert!(f.owned_tokens.contains("cart") && f.owned_tokens.contains("total"));
+        assert!(!f.owned_tokens.contains("test"));
+        assert!(f.seen_tokens.contains("dumps"));
+    }
+}

@@ -1,1 +1,268 @@
-//! (in progress)
+//! Level 2: renaming as a lexical involution.
+//!
+//! Guarantee (law 3): `swap(swap(x)) == x` for every byte string and every file kind.
+//! How: the token map is a set of disjoint pairs (original token <-> virtual word), so applying
+//! it twice is the identity on tokens; every decision about a run (frozen? swapped in a
+//! string?) is asked of the run *and* its image, so it comes out the same in both directions;
+//! and the lexer finds the same runs in the swapped text (see `lexer`). Nothing depends on byte
+//! lengths or on parsing.
+//!
+//! Binary files (a NUL byte or invalid UTF-8) pass through untouched: swapping only ever
+//! replaces ASCII runs by ASCII runs, so it keeps both properties and the check agrees in both
+//! directions.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+use super::lexer::{self, Class};
+use super::tokens::{self, Piece};
+
+/// The Level 2 map: everything needed to swap text in either direction.
+#[derive(Debug, Clone, Default)]
+pub struct Renamer {
+    /// Lowercase token -> lowercase token, holding both directions of every pair.
+    tokens: HashMap<Box<str>, Box<str>>,
+    /// Runs that never change (in original names; a run is frozen if it or its image is here).
+    frozen_runs: HashSet<Box<str>>,
+    /// Runs the repository's code uses (original names): strings and comments swap these.
+    code_idents: HashSet<Box<str>>,
+}
+
+/// How a file's contents are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Python,
+    Text,
+    Binary,
+}
+
+/// The kind of a file from its (original or view: extensions never change) name and bytes.
+pub fn file_kind(name: &[u8], content: &[u8]) -> FileKind {
+    if content.contains(&0) || std::str::from_utf8(content).is_err() {
+        return FileKind::Binary;
+    }
+    if name.ends_with(b".py") || name.ends_with(b".pyi") || name.ends_with(b".pyw") {
+        FileKind::Python
+    } else {
+        FileKind::Text
+    }
+}
+
+impl Renamer {
+    /// Build from original->virtual pairs (lowercase tokens), frozen runs and code runs.
+    /// Pairs that would break the involution (a word used twice) are rejected.
+    pub fn new<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+        frozen_runs: impl IntoIterator<Item = &'a str>,
+        code_idents: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, String> {
+        let mut map: HashMap<Box<str>, Box<str>> = HashMap::new();
+        for (a, b) in pairs {
+            if a == b || a.len() < 3 || b.len() < 3 {
+                return Err(format!("bad pair {a} <-> {b}"));
+            }
+            if !a.bytes().all(|c| c.is_ascii_lowercase())
+                || !b.bytes().all(|c| c.is_ascii_lowercase())
+            {
+                return Err(format!("pair {a} <-> {b} is not two lowercase words"));
+            }
+            if map.contains_key(a) || map.contains_key(b) {
+                return Err(format!("pair {a} <-> {b} reuses a word"));
+            }
+            map.insert(a.into(), b.into());
+            map.insert(b.into(), a.into());
+        }
+        Ok(Renamer {
+            tokens: map,
+            frozen_runs: frozen_runs.into_iter().map(Into::into).collect(),
+            code_idents: code_idents.into_iter().map(Into::into).collect(),
+        })
+    }
+
+    /// The token-by-token image of a run, or `None` when no token changes.
+    pub fn image(&self, run: &str) -> Option<String> {
+        let pieces = tokens::split(run);
+        let mut changed = false;
+        let mut out = String::with_capacity(run.len() + 8);
+        for p in pieces {
+            match p {
+                Piece::Other(o) => out.push_str(o),
+                Piece::Word(w, shape) => {
+                    if w.len() >= 3 {
+                        let key = w.to_ascii_lowercase();
+                        if let Some(v) = self.tokens.get(key.as_str()) {
+                            tokens::render(v, shape, &mut out);
+                            changed = true;
+                            continue;
+                        }
+                    }
+                    out.push_str(w);
+                }
+            }
+        }
+        changed.then_some(out)
+    }
+
+    fn is_frozen_run(&self, run: &str) -> bool {
+        is_dunder(run) || self.frozen_runs.contains(run)
+    }
+
+    /// What a run becomes in a given class, or `None` when it stays.
+    pub fn swap_run(&self, run: &str, class: Class) -> Option<String> {
+        let img = self.image(run)?;
+        if self.is_frozen_run(run) || self.is_frozen_run(&img) {
+            return None;
+        }
+        match class {
+            Class::Code => Some(img),
+            Class::String | Class::Comment => {
+                let known = self.code_idents.contains(run) || self.code_idents.contains(&*img);
+                (known || tokens::word_count(run) >= 2).then_some(img)
+            }
+        }
+    }
+
+    /// Swap the runs of a file's contents according to its kind. Involution.
+    pub fn swap_content<'a>(&self, name: &[u8], content: &'a [u8]) -> Cow<'a, [u8]> {
+        match file_kind(name, content) {
+            FileKind::Binary => Cow::Borrowed(content),
+            FileKind::Python => self.apply(content, &lexer::python_runs(content)),
+            FileKind::Text => self.apply(content, &lexer::text_runs(content)),
+        }
+    }
+
+    /// Swap free text (a problem statement, a traceback, a test id) with the string rule.
+    pub fn swap_text(&self, text: &str) -> String {
+        let b = text.as_bytes();
+        match self.apply(b, &lexer::text_runs(b)) {
+            // Only ASCII runs are replaced by ASCII runs, so UTF-8 stays valid.
+            Cow::Borrowed(_) => text.to_string(),
+            Cow::Owned(v) => String::from_utf8(v).unwrap_or_else(|e| {
+                String::from_utf8_lossy(e.as_bytes()).into_owned()
+            }),
+        }
+    }
+
+    /// Swap one path component: runs before the extension use the string rule (so a file name
+    /// and a string naming it agree); the extension and names of non-UTF-8 bytes are kept.
+    pub fn swap_name<'a>(&self, name: &'a [u8]) -> Cow<'a, [u8]> {
+        // The extension starts at the first dot that is not the first byte.
+        let stem_end = name
+            .iter()
+            .skip(1)
+            .position(|&b| b == b'.')
+            .map_or(name.len(), |p| p + 1);
+        let stem = &name[..stem_end];
+        if std::str::from_utf8(name).is_err() {
+            return Cow::Borrowed(name);
+        }
+        match self.apply(stem, &lexer::text_runs(stem)) {
+            Cow::Borrowed(_) => Cow::Borrowed(name),
+            Cow::Owned(mut v) => {
+                v.extend_from_slice(&name[stem_end..]);
+                Cow::Owned(v)
+            }
+        }
+    }
+
+    fn apply<'a>(&self, s: &'a [u8], runs: &[lexer::Run]) -> Cow<'a, [u8]> {
+        let mut out: Option<Vec<u8>> = None;
+        let mut last = 0;
+        for r in runs {
+            // Runs are ASCII by construction.
+            let Ok(run) = std::str::from_utf8(&s[r.start..r.end]) else {
+                continue;
+            };
+            if let Some(new) = self.swap_run(run, r.class) {
+                let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
+                o.extend_from_slice(&s[last..r.start]);
+                o.extend_from_slice(new.as_bytes());
+                last = r.end;
+            }
+        }
+        match out {
+            None => Cow::Borrowed(s),
+            Some(mut o) => {
+                o.extend_from_slice(&s[last..]);
+                Cow::Owned(o)
+            }
+        }
+    }
+
+    /// Number of token pairs.
+    pub fn pair_count(&self) -> usize {
+        self.tokens.len() / 2
+    }
+}
+
+/// `__name__`-style runs are Python's own protocol and never change.
+pub fn is_dunder(run: &str) -> bool {
+    run.len() > 4 && run.starts_with("__") && run.ends_with("__")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn renamer() -> Renamer {
+        Renamer::new(
+            [("query", "ledger"), ("set", "suite"), ("http", "cable"), ("response", "reply"), ("user", "otter")],
+            ["get", "setUp"],
+            ["query", "user", "QuerySet"],
+        )
+        .unwrap()
+    }
+
+    fn swap_py(r: &Renamer, s: &str) -> String {
+        String::from_utf8(r.swap_content(b"m.py", s.as_bytes()).into_owned()).unwrap()
+    }
+
+    #[test]
+    fn keeps_case_and_shape() {
+        let r = renamer();
+        assert_eq!(
+            swap_py(&r, "QuerySet query_set QUERY_SET HTTPResponse"),
+            "LedgerSuite ledger_suite LEDGER_SUITE CABLEReply"
+        );
+    }
+
+    #[test]
+    fn frozen_runs_and_their_images_stay() {
+        let r = renamer();
+        // `setUp` is frozen, so is its image `suiteUp`.
+        assert_eq!(swap_py(&r, "setUp suiteUp get"), "setUp suiteUp get");
+    }
+
+    #[test]
+    fn strings_swap_known_identifiers_and_compounds_only() {
+        let r = renamer();
+        assert_eq!(
+            swap_py(&r, "x = ['query', 'set', 'user_set', 'http']  # query set\n"),
+            "x = ['ledger', 'set', 'otter_suite', 'http']  # ledger set\n"
+        );
+    }
+
+    #[test]
+    fn names_keep_extension() {
+        let r = renamer();
+        assert_eq!(&*r.swap_name(b"query_set.py"), b"ledger_suite.py");
+        assert_eq!(&*r.swap_name(b"user.query.json"), b"otter.query.json");
+        assert_eq!(&*r.swap_name(b".query"), b".ledger");
+        assert_eq!(&*r.swap_name(b"__init__.py"), b"__init__.py");
+    }
+
+    #[test]
+    fn binary_passes_through() {
+        let r = renamer();
+        let data = b"query\0set";
+        assert_eq!(&*r.swap_content(b"a.py", data), data);
+        let bad = b"query \xff set";
+        assert_eq!(&*r.swap_content(b"a.txt", bad), bad);
+    }
+
+    #[test]
+    fn rejects_pairs_that_break_involution() {
+        assert!(Renamer::new([("abc", "def"), ("def", "ghi")], [], []).is_err());
+        assert!(Renamer::new([("ab", "def")], [], []).is_err());
+    }
+}
