@@ -139,7 +139,8 @@ pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
         .into_par_iter()
         .map(|rel| {
             let abs = root.join(&rel);
-            let content = std::fs::read(&abs).map_err(io_err(format!("reading {}", abs.display())))?;
+            let content =
+                std::fs::read(&abs).map_err(io_err(format!("reading {}", abs.display())))?;
             Ok(TreeFile { rel, content })
         })
         .collect::<Result<Vec<_>, BundleError>>()?;

@@ -1,5 +1,5 @@
 use clap::{Parser, Subcommand};
-use schrodinger::cli::{self, MountArgs, UnmountArgs};
+use schrodinger::cli::{self, ExportArgs, MountArgs, TranslateArgs, UnmountArgs};
 
 /// Mount a Python checkout as a different but equivalent repository.
 #[derive(Parser)]
@@ -15,6 +15,10 @@ enum Command {
     Mount(MountArgs),
     /// Flush, unmount and wait for the daemon to exit.
     Unmount(UnmountArgs),
+    /// Write the view of ORIGINAL into OUTDIR as a plain directory (no FUSE needed).
+    Export(ExportArgs),
+    /// Translate text on standard input (a problem statement, a traceback, a test id).
+    Translate(TranslateArgs),
 }
 
 fn main() {
@@ -22,6 +26,8 @@ fn main() {
     let result = match &cli.command {
         Command::Mount(a) => cli::mount::mount(a),
         Command::Unmount(a) => cli::mount::unmount(a),
+        Command::Export(a) => cli::export::export(a),
+        Command::Translate(a) => cli::translate::translate(a),
     };
     if let Err(e) = result {
         eprintln!("schrodinger: {e}");

@@ -1,11 +1,14 @@
 //! Subcommands. Argument types live here so every subcommand parses views the same way.
 
+pub mod export;
 pub mod mount;
+pub mod translate;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::transform::Transform;
+use crate::bundle::{self, BuildOptions, Bundle};
+use crate::transform::{Level2, Transform};
 
 /// An error a subcommand reports to the user; the message says what to do.
 #[derive(Debug, thiserror::Error)]
@@ -75,11 +78,91 @@ pub struct UnmountArgs {
     pub mountpoint: PathBuf,
 }
 
+/// Parse `--levels` ("2", "2,3", ...). Level 3 is not available yet: say so plainly.
+pub fn parse_levels(s: &str) -> Result<Vec<u8>, CliError> {
+    let mut levels = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part {
+            "2" => levels.push(2),
+            "3" => {
+                return Err(CliError::Msg(
+                    "--levels 3 (reordering definitions) is not available in this version; use --levels 2"
+                        .into(),
+                ))
+            }
+            other => {
+                return Err(CliError::Msg(format!(
+                    "--levels takes a comma-separated list of levels (2); got `{other}`"
+                )))
+            }
+        }
+    }
+    if levels.is_empty() {
+        return Err(CliError::Msg("--levels is empty; use --levels 2".into()));
+    }
+    levels.sort_unstable();
+    levels.dedup();
+    Ok(levels)
+}
+
+/// Build the bundle that defines the view of `original` under `view`.
+pub fn build_bundle(original: &Path, view: &ViewArgs) -> Result<Bundle, CliError> {
+    let levels = parse_levels(&view.levels)?;
+    if !original.is_dir() {
+        return Err(CliError::Msg(format!(
+            "{} is not a directory (ORIGINAL must be the checkout to show)",
+            original.display()
+        )));
+    }
+    let freeze = match &view.freeze {
+        Some(p) => bundle::read_freeze_file(p).map_err(|e| CliError::Msg(e.to_string()))?,
+        None => Vec::new(),
+    };
+    let opts = BuildOptions {
+        seed: view.seed,
+        levels,
+        python: view.python.clone(),
+        freeze,
+        cache_dir: bundle::default_cache_dir(),
+    };
+    bundle::build(original, &opts).map_err(|e| CliError::Msg(e.to_string()))
+}
+
 /// Build the transform that defines the view of `original` under `view`.
-pub fn build_transform(
-    original: &std::path::Path,
-    view: &ViewArgs,
-) -> Result<Arc<dyn Transform>, CliError> {
-    let _ = (original, view);
-    Err(CliError::Msg("not implemented yet".into()))
+pub fn build_transform(original: &Path, view: &ViewArgs) -> Result<Arc<dyn Transform>, CliError> {
+    let b = build_bundle(original, view)?;
+    let renamer = b.renamer().map_err(|e| CliError::Msg(e.to_string()))?;
+    Ok(Arc::new(Level2 { renamer }))
+}
+
+/// `schrodinger export`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub view: ViewArgs,
+    /// The original checkout.
+    pub original: PathBuf,
+    /// Directory to write the view into (must not exist, or be empty).
+    pub outdir: PathBuf,
+}
+
+/// Direction of `schrodinger translate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Direction {
+    /// Original names -> view names (a problem statement to give the agent).
+    View,
+    /// View names -> original names (a log or test id the agent produced).
+    Original,
+}
+
+/// `schrodinger translate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TranslateArgs {
+    #[command(flatten)]
+    pub view: ViewArgs,
+    /// Which coordinate system the output is in.
+    #[arg(long, value_enum)]
+    pub to: Direction,
+    /// The original checkout (the map is built from it).
+    pub original: PathBuf,
 }

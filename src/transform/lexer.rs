@@ -95,7 +95,9 @@ struct Str {
 #[derive(Debug, Clone, Copy)]
 enum Frame {
     /// Code; `field_depth` is `Some(bracket depth)` inside an f-string replacement field.
-    Code { field_depth: Option<u32> },
+    Code {
+        field_depth: Option<u32>,
+    },
     Str(Str),
 }
 
@@ -145,9 +147,12 @@ pub fn python_runs(s: &[u8]) -> Vec<Run> {
                     }
                     b'(' | b'[' | b'{' => {
                         if let Some(d) = field_depth {
-                            set_top(&mut stack, Frame::Code {
-                                field_depth: Some(d + 1),
-                            });
+                            set_top(
+                                &mut stack,
+                                Frame::Code {
+                                    field_depth: Some(d + 1),
+                                },
+                            );
                         }
                         i += 1;
                     }
@@ -157,9 +162,12 @@ pub fn python_runs(s: &[u8]) -> Vec<Run> {
                                 stack.pop();
                             }
                             Some(0) => {}
-                            Some(d) => set_top(&mut stack, Frame::Code {
-                                field_depth: Some(d - 1),
-                            }),
+                            Some(d) => set_top(
+                                &mut stack,
+                                Frame::Code {
+                                    field_depth: Some(d - 1),
+                                },
+                            ),
                             None => {}
                         }
                         i += 1;
@@ -287,8 +295,7 @@ fn escape(s: &[u8], i: usize) -> usize {
         }
         b'N' if i + 1 < s.len() && s[i + 1] == b'{' => {
             let mut j = i + 2;
-            while j < s.len() && s[j] != b'}' && s[j] != b'\n' && s[j] != b'"' && s[j] != b'\''
-            {
+            while j < s.len() && s[j] != b'}' && s[j] != b'\n' && s[j] != b'"' && s[j] != b'\'' {
                 j += 1;
             }
             if j < s.len() && s[j] == b'}' {

@@ -67,13 +67,14 @@ pub fn assign(
 
 /// Lengths to try for a token of length `n`: n, n+1, n-1, n+2, n-2, ... down to 3 and up to 20.
 fn nearest_lengths(n: usize) -> impl Iterator<Item = usize> {
-    (0..40usize).flat_map(move |d| {
-        let up = n + d;
-        let down = n.checked_sub(d).filter(|&x| x >= 3 && d > 0);
-        std::iter::once(Some(up)).chain(std::iter::once(down))
-    })
-    .flatten()
-    .filter(|&l| (3..=20).contains(&l))
+    (0..40usize)
+        .flat_map(move |d| {
+            let up = n + d;
+            let down = n.checked_sub(d).filter(|&x| x >= 3 && d > 0);
+            std::iter::once(Some(up)).chain(std::iter::once(down))
+        })
+        .flatten()
+        .filter(|&l| (3..=20).contains(&l))
 }
 
 #[cfg(test)]

@@ -32,19 +32,44 @@ pub enum FreezeReason {
 
 /// Python keywords and soft keywords (3.12).
 pub const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-    "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-    "try", "while", "with", "yield", "match", "case", "type", "_",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield", "match", "case", "type", "_",
 ];
 
 /// Runs that test runners and tools look up by name.
 pub const TOOL_RUNS: &[&str] = &[
-    "self", "cls", "setUp", "tearDown", "setUpClass", "tearDownClass", "setUpModule",
-    "tearDownModule", "asyncSetUp", "asyncTearDown", "runTest", "load_tests", "setup",
-    "teardown", "setup_method", "teardown_method", "setup_class", "teardown_class",
-    "setup_module", "teardown_module", "setup_function", "teardown_function", "conftest",
-    "pytest", "pytestmark", "manage", "noxfile", "tox", "fixture", "fixtures",
+    "self",
+    "cls",
+    "setUp",
+    "tearDown",
+    "setUpClass",
+    "tearDownClass",
+    "setUpModule",
+    "tearDownModule",
+    "asyncSetUp",
+    "asyncTearDown",
+    "runTest",
+    "load_tests",
+    "setup",
+    "teardown",
+    "setup_method",
+    "teardown_method",
+    "setup_class",
+    "teardown_class",
+    "setup_module",
+    "teardown_module",
+    "setup_function",
+    "teardown_function",
+    "conftest",
+    "pytest",
+    "pytestmark",
+    "manage",
+    "noxfile",
+    "tox",
+    "fixture",
+    "fixtures",
 ];
 
 /// Tokens never mapped: discovery words and packaging words.
@@ -99,9 +124,8 @@ pub fn imports(src: &[u8]) -> Vec<Import> {
         .into_iter()
         .filter(|r| r.class == Class::Code)
         .collect();
-    let word = |i: usize| -> &str {
-        std::str::from_utf8(&src[runs[i].start..runs[i].end]).unwrap_or("")
-    };
+    let word =
+        |i: usize| -> &str { std::str::from_utf8(&src[runs[i].start..runs[i].end]).unwrap_or("") };
     let gap = |i: usize| -> &[u8] {
         // Bytes between run i-1 and run i.
         let start = if i == 0 { 0 } else { runs[i - 1].end };
@@ -253,7 +277,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     for u in input.user {
         f.frozen_runs.insert(u.clone(), FreezeReason::User);
         if tokens::word_count(u) == 1 {
-            f.frozen_tokens.insert(u.to_ascii_lowercase(), FreezeReason::User);
+            f.frozen_tokens
+                .insert(u.to_ascii_lowercase(), FreezeReason::User);
         }
     }
     for (_, src) in &input.python {
@@ -265,7 +290,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                     .is_some_and(|top| is_outside_module(top, input));
             if outside {
                 for m in imp.module.iter().chain(imp.names.iter()) {
-                    f.frozen_runs.entry(m.clone()).or_insert(FreezeReason::Imported);
+                    f.frozen_runs
+                        .entry(m.clone())
+                        .or_insert(FreezeReason::Imported);
                 }
             }
         }

@@ -137,9 +137,8 @@ impl Renamer {
         match self.apply(b, &lexer::text_runs(b)) {
             // Only ASCII runs are replaced by ASCII runs, so UTF-8 stays valid.
             Cow::Borrowed(_) => text.to_string(),
-            Cow::Owned(v) => String::from_utf8(v).unwrap_or_else(|e| {
-                String::from_utf8_lossy(e.as_bytes()).into_owned()
-            }),
+            Cow::Owned(v) => String::from_utf8(v)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         }
     }
 
@@ -206,7 +205,13 @@ mod tests {
 
     fn renamer() -> Renamer {
         Renamer::new(
-            [("query", "ledger"), ("set", "suite"), ("http", "cable"), ("response", "reply"), ("user", "otter")],
+            [
+                ("query", "ledger"),
+                ("set", "suite"),
+                ("http", "cable"),
+                ("response", "reply"),
+                ("user", "otter"),
+            ],
             ["get", "setUp"],
             ["query", "user", "QuerySet"],
         )
@@ -237,7 +242,10 @@ mod tests {
     fn strings_swap_known_identifiers_and_compounds_only() {
         let r = renamer();
         assert_eq!(
-            swap_py(&r, "x = ['query', 'set', 'user_set', 'http']  # query set\n"),
+            swap_py(
+                &r,
+                "x = ['query', 'set', 'user_set', 'http']  # query set\n"
+            ),
             "x = ['ledger', 'set', 'otter_suite', 'http']  # ledger set\n"
         );
     }

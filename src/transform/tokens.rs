@@ -125,7 +125,10 @@ mod tests {
 
     #[test]
     fn splits_like_the_design_says() {
-        assert_eq!(words("HTTPResponse_v2"), ["HTTP", "Response", "_", "v", "2"]);
+        assert_eq!(
+            words("HTTPResponse_v2"),
+            ["HTTP", "Response", "_", "v", "2"]
+        );
         assert_eq!(words("query_set"), ["query", "_", "set"]);
         assert_eq!(words("QuerySet"), ["Query", "Set"]);
         assert_eq!(words("QUERY_SET"), ["QUERY", "_", "SET"]);
