@@ -1,5 +1,6 @@
 //! Subcommands. Argument types live here so every subcommand parses views the same way.
 
+pub mod demo;
 pub mod export;
 pub mod mount;
 pub mod translate;
