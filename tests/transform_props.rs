@@ -56,8 +56,9 @@ const TEXT_FRAGS: &[&str] = &[
     "query", "Query", "QUERY", "set", "Set", "SET", "_", "__", "HTTP", "Http", "http", "Response",
     "response", "RESPONSE", "get", "setUp", "user", "User", "ledger", "Ledger", "LEDGER", "suite",
     "Suite", "SUITE", "cable", "CABLE", "reply", "Reply", "otter", "Up", "'", "\"", "'''",
-    "\"\"\"", "f", "rb", "b", "r", "F", "fr", "u", "x", "N", "#", "\n", "\r\n", "\r", "\\", "{",
-    "}", "{{", "}}", "(", ")", "[", "]", ".", "0x", "9", "0", "é", " ", "\t", ":", "=", ",",
+    "\"\"\"", "\\x", "\\u", "\\N{", "\\0", "\\\\", "f", "rb", "b", "r", "F", "fr", "u", "x", "N",
+    "#", "\n", "\r\n", "\r", "\\", "{", "}", "{{", "}}", "(", ")", "[", "]", ".", "0x", "9", "0",
+    "é", " ", "\t", ":", "=", ",",
 ];
 
 /// Byte fragments: the text fragments plus NUL and an invalid UTF-8 byte.
@@ -604,4 +605,48 @@ fn fixed_tree_seeds_one_and_two_differ() {
         serde_json::to_string(&a).unwrap(),
         serde_json::to_string(&b).unwrap()
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixed Python cases around the lexer's letter-independence: escapes glued to letters (the
+// image `cable` starts with hex digits), f-string fields, prefixes, unterminated strings.
+
+#[test]
+fn python_fixed_cases() {
+    let r = renamer();
+    for (orig, view) in [
+        // Letters glued to `\x`/`\u` escapes are no run, whatever their letters.
+        (
+            "s = '\\xhttp \\ucable \\Nquery'",
+            "s = '\\xhttp \\ucable \\Nledger'",
+        ),
+        (
+            "s = f'{query}{{user}} {http_response!r}'",
+            "s = f'{ledger}{{otter}} {cable_reply!r}'",
+        ),
+        ("x = rb'query' + query_set", "x = rb'ledger' + ledger_suite"),
+        (
+            "x = 'query_set\ny = QuerySet # set user_set",
+            "x = 'ledger_suite\ny = LedgerSuite # set otter_suite",
+        ),
+        (
+            "def setUp(self): return get(suiteUp)",
+            "def setUp(self): return get(suiteUp)",
+        ),
+        (
+            "'''HTTPResponse\n''' __query__ query_user",
+            "'''CABLEReply\n''' __query__ query_user",
+        ),
+    ] {
+        assert_eq!(
+            swap_content(&r, "m.py", orig.as_bytes()),
+            view.as_bytes(),
+            "{orig:?}"
+        );
+        assert_eq!(
+            swap_content(&r, "m.py", view.as_bytes()),
+            orig.as_bytes(),
+            "{view:?}"
+        );
+    }
 }
