@@ -364,6 +364,9 @@ pub fn build_with_env(
     }
     excluded.extend(env_modules.iter().map(|m| m.to_ascii_lowercase()));
     excluded.extend(policy::KEYWORDS.iter().map(|k| k.to_ascii_lowercase()));
+    // A tool's fixed name (`manage`, `fixture`) must not appear as a renamed word either.
+    excluded.extend(policy::TOOL_RUNS.iter().map(|k| k.to_ascii_lowercase()));
+    excluded.extend(policy::TOOL_TOKENS.iter().map(|k| k.to_string()));
     let (tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
 
     // Only the frozen runs relevant to this repository are listed by reason; outside names

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use schrodinger::bundle::{build_with_env, BuildOptions, Bundle, EnvScan, Tree, TreeFile};
+use schrodinger::bundle::{
+    build_with_env, BuildOptions, Bundle, EnvScan, Progress, Tree, TreeFile,
+};
 use schrodinger::transform::rename::Renamer;
 use schrodinger::transform::tokens::{self, Piece, Shape};
 use schrodinger::transform::{hidden_in_original, Level2, Transform};
@@ -526,6 +528,7 @@ fn env() -> EnvScan {
         )]
         .into_iter()
         .collect(),
+        imports: Default::default(),
         modules: vec!["os".into(), "json".into()],
         files: 0,
     }
@@ -542,7 +545,7 @@ fn opts(seed: u64) -> BuildOptions {
 }
 
 fn build(spec: &TreeSpec, seed: u64) -> Bundle {
-    build_with_env(&make_tree(spec), &env(), &opts(seed))
+    build_with_env(&make_tree(spec), &env(), &opts(seed), &Progress::hidden())
 }
 
 proptest! {
