@@ -1037,7 +1037,9 @@ impl ViewFs {
             };
             (rel, b.data.clone(), b.generation)
         };
-        let path = self.safe_path(&Backing::Original(rel.clone()))?;
+        let path = self
+            .safe_path(&Backing::Original(rel.clone()))
+            .map_err(|e| FsError::new(libc::EIO, e.msg))?;
         let (base, mode, owner) = match fs::symlink_metadata(&path) {
             Ok(m) if m.file_type().is_symlink() => {
                 return Err(FsError::new(
