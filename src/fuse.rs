@@ -398,6 +398,21 @@ impl Mounted {
         flushed.map_err(|e| io::Error::from_raw_os_error(e.errno))
     }
 
+    /// Flush, unmount `mountpoint` with umount2 (lazily only when it is busy) and wait for
+    /// the request loop to end. Used by the daemon on SIGINT/SIGTERM.
+    pub fn shutdown(self, mountpoint: &Path) -> io::Result<()> {
+        if let Err(e) = self.fs.flush_all() {
+            tracing::error!("flush before unmount failed: {e}");
+        }
+        if !self.is_finished() {
+            if let Err(e) = umount(mountpoint).map(|_| ()) {
+                tracing::error!("unmount of {} failed: {e}", mountpoint.display());
+                return Err(e);
+            }
+        }
+        self.session.join()
+    }
+
     /// Wait for the request loop to end (after an external unmount).
     pub fn join(self) -> io::Result<()> {
         self.session.join()
@@ -438,4 +453,26 @@ pub fn spawn(
     let fs = Arc::new(fs);
     let session = fuser::spawn_mount(FuseFs { fs: fs.clone() }, mountpoint, &config())?;
     Ok(Mounted { fs, session })
+}
+
+/// Unmount `mountpoint`: a normal umount2 first, a lazy detach only if it is busy.
+/// Returns Ok(true) when the detach was lazy.
+pub fn umount(mountpoint: &Path) -> io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(mountpoint.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+    if unsafe { libc::umount2(c.as_ptr(), 0) } == 0 {
+        return Ok(false);
+    }
+    let e = io::Error::last_os_error();
+    if e.raw_os_error() != Some(libc::EBUSY) {
+        return Err(e);
+    }
+    tracing::warn!("{} is busy; detaching lazily", mountpoint.display());
+    // SAFETY: as above.
+    if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } == 0 {
+        return Ok(true);
+    }
+    Err(io::Error::last_os_error())
 }

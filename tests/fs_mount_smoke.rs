@@ -14,7 +14,9 @@ fn can_mount() -> bool {
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("/dev/fuse is missing but CI=true: mount tests must run");
     }
-    eprintln!("\n!!!!! fs_mount_smoke SKIPPED: no /dev/fuse (set CI=true to make this fail) !!!!!\n");
+    eprintln!(
+        "\n!!!!! fs_mount_smoke SKIPPED: no /dev/fuse (set CI=true to make this fail) !!!!!\n"
+    );
     false
 }
 
@@ -30,7 +32,11 @@ fn mount_ls_cat_write_back() {
     fs::create_dir_all(orig.join("alpha_pkg/__pycache__")).unwrap();
     fs::create_dir_all(orig.join(".git")).unwrap();
     fs::create_dir_all(&mnt).unwrap();
-    fs::write(orig.join("alpha_pkg/mod.py"), "def alpha():\n    return 'omega'\n").unwrap();
+    fs::write(
+        orig.join("alpha_pkg/mod.py"),
+        "def alpha():\n    return 'omega'\n",
+    )
+    .unwrap();
     fs::write(orig.join("alpha_pkg/__pycache__/mod.pyc"), b"\0x").unwrap();
 
     let mounted = match schrodinger::fuse::spawn(&orig, &mnt, &state, Arc::new(SwapTransform)) {
@@ -54,11 +60,17 @@ fn mount_ls_cat_write_back() {
             .collect();
         assert_eq!(listed, ["mod.py"]);
         let p = mnt.join("omega_pkg/mod.py");
-        assert_eq!(fs::read_to_string(&p).unwrap(), "def omega():\n    return 'alpha'\n");
+        assert_eq!(
+            fs::read_to_string(&p).unwrap(),
+            "def omega():\n    return 'alpha'\n"
+        );
         assert_eq!(fs::metadata(&p).unwrap().len(), 32);
 
         fs::write(&p, "def omega():\n    return 1\n").unwrap();
-        assert_eq!(fs::read_to_string(&p).unwrap(), "def omega():\n    return 1\n");
+        assert_eq!(
+            fs::read_to_string(&p).unwrap(),
+            "def omega():\n    return 1\n"
+        );
         assert_eq!(
             fs::read_to_string(orig.join("alpha_pkg/mod.py")).unwrap(),
             "def alpha():\n    return 1\n"
@@ -69,12 +81,21 @@ fn mount_ls_cat_write_back() {
         fs::write(&tmp, "x = 'omega'\n").unwrap();
         fs::rename(&tmp, &p).unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "x = 'omega'\n");
-        assert_eq!(fs::read_to_string(orig.join("alpha_pkg/mod.py")).unwrap(), "x = 'alpha'\n");
+        assert_eq!(
+            fs::read_to_string(orig.join("alpha_pkg/mod.py")).unwrap(),
+            "x = 'alpha'\n"
+        );
 
         // Byte-code written in the view stays private.
         fs::create_dir_all(mnt.join("omega_pkg/__pycache__")).unwrap();
-        fs::write(mnt.join("omega_pkg/__pycache__/mod.cpython-311.pyc"), b"\0pyc").unwrap();
-        assert!(!orig.join("alpha_pkg/__pycache__/mod.cpython-311.pyc").exists());
+        fs::write(
+            mnt.join("omega_pkg/__pycache__/mod.cpython-311.pyc"),
+            b"\0pyc",
+        )
+        .unwrap();
+        assert!(!orig
+            .join("alpha_pkg/__pycache__/mod.cpython-311.pyc")
+            .exists());
         assert_eq!(
             fs::read(mnt.join("omega_pkg/__pycache__/mod.cpython-311.pyc")).unwrap(),
             b"\0pyc"
@@ -89,13 +110,85 @@ fn mount_ls_cat_write_back() {
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{stdout} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(stdout.starts_with("y = 'omega'\n"), "{stdout}");
-        assert_eq!(fs::read_to_string(orig.join("alpha_pkg/mod.py")).unwrap(), "y = 'alpha'\n");
+        assert_eq!(
+            fs::read_to_string(orig.join("alpha_pkg/mod.py")).unwrap(),
+            "y = 'alpha'\n"
+        );
     });
     mounted.unmount().unwrap();
     if let Err(p) = result {
         std::panic::resume_unwind(p);
     }
     assert!(fs::read_dir(&mnt).unwrap().next().is_none(), "unmounted");
+}
+
+/// The CLI daemon path: `mount` returns once ready, `unmount` waits for the daemon.
+/// Uses the debug-only test-transform switch (the real transform is built elsewhere).
+#[cfg(debug_assertions)]
+#[test]
+fn cli_mount_and_unmount() {
+    if !can_mount() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_schrodinger");
+    let dir = tempfile::tempdir().unwrap();
+    let (orig, mnt, state) = (
+        dir.path().join("o"),
+        dir.path().join("m"),
+        dir.path().join("s"),
+    );
+    fs::create_dir_all(orig.join("alpha")).unwrap();
+    fs::create_dir_all(&mnt).unwrap();
+    fs::write(orig.join("alpha/f.txt"), "alpha\n").unwrap();
+    let run = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .env("SCHRODINGER_TEST_SWAP_TRANSFORM", "1")
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        "mount".as_ref(),
+        "--state".as_ref(),
+        state.as_os_str(),
+        orig.as_os_str(),
+        mnt.as_os_str(),
+    ]);
+    if !out.status.success() && std::env::var("CI").as_deref() != Ok("true") {
+        eprintln!(
+            "\n!!!!! cli_mount_and_unmount SKIPPED: {} !!!!!\n",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        fs::read_to_string(mnt.join("omega/f.txt")).unwrap(),
+        "omega\n"
+    );
+    fs::write(mnt.join("omega/f.txt"), "omega alpha\n").unwrap();
+    let out = run(&["unmount".as_ref(), mnt.as_os_str()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(fs::read_dir(&mnt).unwrap().next().is_none());
+    assert_eq!(
+        fs::read_to_string(orig.join("alpha/f.txt")).unwrap(),
+        "alpha omega\n"
+    );
+    let out = run(&["unmount".as_ref(), mnt.as_os_str()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing is mounted"));
 }
