@@ -173,15 +173,20 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::io("current executable", e))?;
     let log = log_file(&p.state)?;
     let mut cmd = Command::new(exe);
-    cmd.arg("mount")
-        .arg("--seed")
-        .arg(args.view.seed.to_string())
-        .arg("--levels")
-        .arg(&args.view.levels)
-        .arg("--python")
-        .arg(&args.view.python);
-    if let Some(f) = &args.view.freeze {
-        cmd.arg("--freeze").arg(resolve(f)?);
+    cmd.arg("mount");
+    if let Some(seed) = args.view.seed {
+        cmd.arg("--seed").arg(seed.to_string());
+    }
+    if let Some(b) = &args.view.bundle {
+        cmd.arg("--bundle").arg(resolve(b)?);
+    } else {
+        cmd.arg("--levels")
+            .arg(&args.view.levels)
+            .arg("--python")
+            .arg(&args.view.python);
+        if let Some(f) = &args.view.freeze {
+            cmd.arg("--freeze").arg(resolve(f)?);
+        }
     }
     cmd.arg("--state")
         .arg(&p.state)
