@@ -339,7 +339,9 @@ pub fn build_with_env(
         }
     }
     progress.phase("parsing", python.len() as u64);
+    let t = std::time::Instant::now();
     let defined: BTreeSet<String> = input_defined(&python, progress);
+    tracing::info!(elapsed = ?t.elapsed(), "definitions parsed");
     progress.phase("choosing names", 0);
     let input = PolicyInput {
         python,
@@ -352,7 +354,9 @@ pub fn build_with_env(
         user: &opts.freeze,
         defined: &defined,
     };
+    let t = std::time::Instant::now();
     let found = policy::analyze(&input);
+    tracing::info!(elapsed = ?t.elapsed(), "policy analyzed");
 
     // Never use as a virtual word: any token of the repository, any all-lowercase outside
     // name, keywords.
@@ -437,7 +441,10 @@ fn input_defined(python: &[(&str, &[u8])], progress: &Progress) -> BTreeSet<Stri
     python
         .par_iter()
         .map(|(_, src)| {
-            let d = crate::transform::defs::defined_names(src);
+            let d: BTreeSet<String> = crate::transform::defs::defined_names(src)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
             progress.inc();
             d
         })
@@ -450,11 +457,15 @@ fn input_defined(python: &[(&str, &[u8])], progress: &Progress) -> BTreeSet<Stri
 /// Build the bundle of the tree at `root`.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<Bundle, BundleError> {
     let progress = Progress::new();
+    let t = std::time::Instant::now();
     progress.phase("scanning the Python environment", 0);
     let env = env_scan(&opts.python, opts.cache_dir.as_deref())?;
+    tracing::info!(elapsed = ?t.elapsed(), "environment scan ready");
     progress.phase("reading the tree", 0);
     let tree = read_tree(root)?;
+    tracing::info!(elapsed = ?t.elapsed(), files = tree.files.len(), "tree read");
     let b = build_with_env(&tree, &env, opts, &progress);
+    tracing::info!(elapsed = ?t.elapsed(), "bundle built");
     progress.finish();
     Ok(b)
 }

@@ -27,6 +27,16 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
+    // The mount daemon logs to its state directory; every other command logs to standard
+    // error when RUST_LOG asks for it.
+    if !matches!(cli.command, Command::Mount(_)) {
+        if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr)
+                .try_init();
+        }
+    }
     let result = match &cli.command {
         Command::Mount(a) => cli::mount::mount(a),
         Command::Unmount(a) => cli::mount::unmount(a),

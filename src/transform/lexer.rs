@@ -104,6 +104,27 @@ enum Frame {
 /// Runs of Python source, classified. Never fails: broken input is scanned all the same.
 pub fn python_runs(s: &[u8]) -> Vec<Run> {
     let mut out = Vec::new();
+    scan_python(s, |e| {
+        if let Event::Run(r) = e {
+            out.push(r)
+        }
+    });
+    out
+}
+
+/// What `scan_python` reports, in source order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// A run, classified.
+    Run(Run),
+    /// The position of a punctuation byte in code (brackets, operators, `,`, `:`, `=`, `.`,
+    /// `;`, `\\`, newlines); string literals and comments produce none.
+    Punct(usize),
+}
+
+/// Scan Python source, reporting runs and code punctuation. Never fails.
+pub fn scan_python(s: &[u8], mut emit: impl FnMut(Event)) {
+    let out = &mut emit;
     let mut stack: Vec<Frame> = vec![Frame::Code { field_depth: None }];
     let mut i = 0;
     let n = s.len();
@@ -129,18 +150,23 @@ pub fn python_runs(s: &[u8]) -> Vec<Run> {
                         }
                     }
                     if is_run(w) {
-                        out.push(Run {
+                        out(Event::Run(Run {
                             start: i,
                             end: e,
                             class: Class::Code,
-                        });
+                        }));
                     }
                     i = e;
                     continue;
                 }
+                let silent = matches!(b, b' ' | b'\t' | b'\x0c' | b'#' | b'"' | b'\'')
+                    || (b == b'}' && field_depth == Some(0));
+                if !silent {
+                    out(Event::Punct(i));
+                }
                 match b {
                     b'#' => {
-                        i = comment(s, i + 1, &mut out);
+                        i = comment(s, i + 1, out);
                     }
                     b'"' | b'\'' => {
                         i = open_string(s, i, false, &mut stack);
@@ -222,11 +248,11 @@ pub fn python_runs(s: &[u8]) -> Vec<Run> {
                 if is_word_byte(b) {
                     let e = word_end(s, i);
                     if is_run(&s[i..e]) {
-                        out.push(Run {
+                        out(Event::Run(Run {
                             start: i,
                             end: e,
                             class: Class::String,
-                        });
+                        }));
                     }
                     i = e;
                     continue;
@@ -235,7 +261,6 @@ pub fn python_runs(s: &[u8]) -> Vec<Run> {
             }
         }
     }
-    out
 }
 
 fn set_top(stack: &mut [Frame], f: Frame) {
@@ -310,16 +335,16 @@ fn escape(s: &[u8], i: usize) -> usize {
 }
 
 /// Scan a comment body from `i` to the line end; returns the index of the line end.
-fn comment(s: &[u8], mut i: usize, out: &mut Vec<Run>) -> usize {
+fn comment(s: &[u8], mut i: usize, out: &mut impl FnMut(Event)) -> usize {
     while i < s.len() && s[i] != b'\n' && s[i] != b'\r' {
         if is_word_byte(s[i]) {
             let e = word_end(s, i);
             if is_run(&s[i..e]) {
-                out.push(Run {
+                out(Event::Run(Run {
                     start: i,
                     end: e,
                     class: Class::Comment,
-                });
+                }));
             }
             i = e;
         } else {

@@ -3,7 +3,9 @@
 //!
 //! Pure: callers hand in file contents and the names the Python environment defines.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use rayon::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
@@ -332,6 +334,47 @@ fn prev_code_byte(src: &[u8], i: usize) -> Option<u8> {
     j.checked_sub(1).map(|k| src[k])
 }
 
+/// What one Python file contributes to the policy.
+struct FileFacts<'a> {
+    /// Names imported from outside modules (module path parts and imported names).
+    frozen_imports: Vec<String>,
+    /// Tokens of dynamic name fragments.
+    dynamic: Vec<String>,
+    /// Distinct runs of any class, and of code.
+    runs: HashSet<&'a str>,
+    code_runs: HashSet<&'a str>,
+}
+
+fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
+    let mut ff = FileFacts {
+        frozen_imports: Vec::new(),
+        dynamic: dynamic_fragment_tokens(src),
+        runs: HashSet::new(),
+        code_runs: HashSet::new(),
+    };
+    for imp in imports(src) {
+        let outside = imp.level == 0
+            && imp
+                .module
+                .first()
+                .is_some_and(|top| is_outside_module(top, input));
+        if outside {
+            ff.frozen_imports
+                .extend(imp.module.into_iter().chain(imp.names));
+        }
+    }
+    for r in lexer::python_runs(src) {
+        let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
+            continue;
+        };
+        ff.runs.insert(run);
+        if r.class == Class::Code {
+            ff.code_runs.insert(run);
+        }
+    }
+    ff
+}
+
 /// Run the policy over a repository.
 pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     let mut f = Findings::default();
@@ -351,54 +394,54 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .insert(u.to_ascii_lowercase(), FreezeReason::User);
         }
     }
-    for (_, src) in &input.python {
-        for imp in imports(src) {
-            let outside = imp.level == 0
-                && imp
-                    .module
-                    .first()
-                    .is_some_and(|top| is_outside_module(top, input));
-            if outside {
-                for m in imp.module.iter().chain(imp.names.iter()) {
-                    f.frozen_runs
-                        .entry(m.clone())
-                        .or_insert(FreezeReason::Imported);
-                }
-            }
+    // Per-file facts in parallel; every distinct run is split into tokens once.
+    let facts: Vec<FileFacts<'_>> = input
+        .python
+        .par_iter()
+        .map(|(_, src)| file_facts(src, input))
+        .collect();
+    let text_runs: Vec<HashSet<&str>> = input
+        .text
+        .par_iter()
+        .map(|src| {
+            lexer::text_runs(src)
+                .into_iter()
+                .filter_map(|r| std::str::from_utf8(&src[r.start..r.end]).ok())
+                .collect()
+        })
+        .collect();
+    let mut all_runs: HashSet<&str> = HashSet::new();
+    let mut code_runs: HashSet<&str> = HashSet::new();
+    for ff in &facts {
+        for m in &ff.frozen_imports {
+            f.frozen_runs
+                .entry(m.clone())
+                .or_insert(FreezeReason::Imported);
         }
-        for t in dynamic_fragment_tokens(src) {
-            f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
+        for t in &ff.dynamic {
+            f.frozen_tokens
+                .entry(t.clone())
+                .or_insert(FreezeReason::Dynamic);
         }
-        for r in lexer::python_runs(src) {
-            let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
-                continue;
-            };
-            for t in all_tokens(run) {
-                if !f.seen_tokens.contains(&t) {
-                    f.seen_tokens.insert(t);
-                }
-            }
-            if r.class == Class::Code && !f.code_runs.contains(run) {
-                f.code_runs.insert(run.to_string());
-            }
-        }
+        all_runs.extend(ff.runs.iter().copied());
+        code_runs.extend(ff.code_runs.iter().copied());
     }
-    for src in &input.text {
-        for r in lexer::text_runs(src) {
-            if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
-                for t in all_tokens(run) {
-                    f.seen_tokens.insert(t);
-                }
-            }
-        }
+    for t in &text_runs {
+        all_runs.extend(t.iter().copied());
     }
     for n in &input.names {
         for r in lexer::text_runs(n.as_bytes()) {
-            for t in all_tokens(&n[r.start..r.end]) {
-                f.seen_tokens.insert(t);
-            }
+            all_runs.insert(&n[r.start..r.end]);
         }
     }
+    let mut seen: HashSet<String> = HashSet::new();
+    for run in &all_runs {
+        for t in all_tokens(run) {
+            seen.insert(t);
+        }
+    }
+    f.seen_tokens = seen.into_iter().collect();
+    f.code_runs = code_runs.into_iter().map(str::to_string).collect();
     // Owned: what the repository defines, plus its module names (file stems, packages).
     let owned: BTreeSet<&String> = input
         .defined
