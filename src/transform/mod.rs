@@ -4,10 +4,12 @@
 //! The filesystem talks to the core only through [`Transform`], so it can be tested with any
 //! implementation and the core can grow (Level 3) without touching `fs`.
 
+pub mod layout;
 pub mod lexer;
 pub mod lexicon;
 pub mod policy;
 pub mod rename;
+pub mod reorder;
 pub mod tokens;
 
 use std::ffi::{OsStr, OsString};
