@@ -206,22 +206,26 @@ pub fn inverse(base_original: &[u8], base_layout: &Layout, new_view: &[u8]) -> (
 /// Original order of a run of the new view: units sorted by where their lines map in the
 /// original, unless that breaks a definition-time dependency the view has (then view order).
 fn original_order(run: &Run, kept: &[Option<usize>], mapped_pos: &[usize]) -> Vec<usize> {
-    let keys: Vec<usize> = run
-        .units
-        .iter()
-        .map(|u| {
-            u.span
-                .clone()
-                .filter(|&j| kept.get(j).is_some_and(Option::is_some))
-                .filter_map(|j| mapped_pos.get(j).copied())
-                .min()
-                .or_else(|| mapped_pos.get(u.span.start).copied())
-                .unwrap_or(0)
-        })
-        .collect();
+    // A wholly new unit follows the unit before it in the view (or opens the run): aligning
+    // its lines alone would hang it on whichever blank line the diff happened to match.
+    let mut keys: Vec<(usize, usize)> = Vec::with_capacity(run.units.len());
+    for (i, u) in run.units.iter().enumerate() {
+        let own = u
+            .span
+            .clone()
+            .filter(|&j| kept.get(j).is_some_and(Option::is_some))
+            .filter_map(|j| mapped_pos.get(j).copied())
+            .min();
+        let key = match (own, keys.last()) {
+            (Some(p), _) => (p, i),
+            (None, Some(&(p, _))) => (p, i),
+            (None, None) => (0, i),
+        };
+        keys.push(key);
+    }
     let k = run.units.len();
     let mut sigma: Vec<usize> = (0..k).collect();
-    sigma.sort_by_key(|&u| (keys[u], u));
+    sigma.sort_by_key(|&u| keys[u]);
     let mut rank = vec![0usize; k];
     for (p, &u) in sigma.iter().enumerate() {
         rank[u] = p;
