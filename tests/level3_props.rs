@@ -240,7 +240,7 @@ fn check_write(base: &[u8], l: &layout::Layout, view: &[u8]) -> Result<(), TestC
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: std::env::var("L3_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(160), ..ProptestConfig::default() })]
 
     #[test]
     fn law1_plan_round_trips(src in file(), seed in 0..6u64) {

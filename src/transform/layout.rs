@@ -503,3 +503,41 @@ impl Transform for Level3 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_are_canonical_and_checked() {
+        assert_eq!(Layout::identity(3).segments(), &[(0, 3)]);
+        assert!(Layout::identity(0).segments().is_empty());
+        let l = Layout::from_order(&[2, 3, 0, 1]);
+        assert_eq!(l.segments(), &[(2, 4), (0, 2)]);
+        assert!(l.is_valid_for(4) && !l.is_valid_for(5) && !l.is_identity());
+        assert!(!Layout::from_order(&[0, 0]).is_valid_for(2));
+    }
+
+    #[test]
+    fn render_keeps_bytes_and_ignores_layouts_that_do_not_fit() {
+        let text = b"a\r\nb\n\xffc";
+        assert_eq!(
+            render(text, &Layout::from_order(&[1, 0, 2])),
+            b"b\na\r\n\xffc"
+        );
+        assert_eq!(render(text, &Layout::from_order(&[1, 0])), text);
+    }
+
+    #[test]
+    fn store_survives_a_save_and_reload() {
+        let store = LayoutStore::new(5);
+        let src = b"import x\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let view = store.to_view(b"m.py", src);
+        let edited = [&view[..], b"\n\ndef d():\n    return 4\n"].concat();
+        let o = store.to_original(b"m.py", &edited, Some(src));
+        let json = serde_json::to_string(&store.state()).unwrap();
+        let back = LayoutStore::from_state(serde_json::from_str(&json).unwrap());
+        assert_eq!(back.to_view(b"m.py", &o), edited);
+        assert_eq!(back.to_original(b"m.py", &edited, Some(&o)), o);
+    }
+}

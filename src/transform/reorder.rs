@@ -195,8 +195,77 @@ pub fn analyze(text: &[u8]) -> Result<Structure, String> {
     if ctx.n_lines() == 0 {
         return Ok(Structure::default());
     }
+    check_indentation(&ctx, root)?;
     let runs = block_runs(&ctx, root, 0, ctx.n_lines(), "", 0);
     Ok(Structure { runs })
+}
+
+fn leading_ws(line: &[u8]) -> &[u8] {
+    let n = line
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t' || b == b'\x0c')
+        .count();
+    &line[..n]
+}
+
+/// tree-sitter accepts indentation that Python rejects (an indented first statement, a dedent
+/// to no enclosing level, a body less indented than its header); reordering such text could
+/// not be checked against what Python would do, so such files stay in place. Every statement
+/// that opens its line must share its block's indentation, deeper than the block's header.
+fn check_indentation(ctx: &Ctx, root: Node) -> Result<(), String> {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut cur = n.walk();
+        let children: Vec<Node> = n.children(&mut cur).collect();
+        if n.kind() == "module" || n.kind() == "block" {
+            let (header_line, min_len) = if n.kind() == "module" {
+                (None, 0)
+            } else {
+                let p = n.parent().unwrap_or(n);
+                let hl = ctx.line_of(p.start_byte());
+                (Some(hl), leading_ws(ctx.line(hl)).len() + 1)
+            };
+            let stmts: Vec<Node> = children
+                .iter()
+                .copied()
+                .filter(|c| c.is_named() && !is_extra_kind(c.kind()))
+                .collect();
+            let inline = stmts
+                .first()
+                .is_some_and(|f| Some(ctx.line_of(f.start_byte())) == header_line);
+            if !inline {
+                let mut indent: Option<&[u8]> = None;
+                let mut prev_end_line: Option<usize> = None;
+                for st in &stmts {
+                    let line = ctx.line_of(st.start_byte());
+                    let opens = prev_end_line.is_none_or(|pe| line > pe);
+                    prev_end_line = Some(ctx.line_of(st.end_byte().max(1) - 1));
+                    if !opens {
+                        continue;
+                    }
+                    let mut text = ctx.line(line);
+                    let mut offset = ctx.starts[line];
+                    if line == 0 && text.starts_with(b"\xef\xbb\xbf") {
+                        text = &text[3..];
+                        offset += 3;
+                    }
+                    let ws = leading_ws(text);
+                    if offset + ws.len() != st.start_byte() {
+                        return Err("statement does not start its line".into());
+                    }
+                    if n.kind() == "module" && !ws.is_empty() {
+                        return Err("indented module-level statement".into());
+                    }
+                    if ws.len() < min_len || indent.is_some_and(|i| i != ws) {
+                        return Err("inconsistent indentation".into());
+                    }
+                    indent = Some(ws);
+                }
+            }
+        }
+        stack.extend(children);
+    }
+    Ok(())
 }
 
 fn has_future_annotations(root: Node, text: &[u8]) -> bool {
@@ -320,6 +389,13 @@ fn block_runs(
         items[i].ext.start = s.min(items[i].core.start);
         if (s..items[i].core.start).any(|l| is_coding_comment(ctx.line(l))) {
             items[i].movable = false;
+        }
+    }
+    // Lines 0 and 1 are where shebangs and encoding declarations live, and their comments
+    // are never attached; a unit there stays, so no attached comment can move into them.
+    for it in items.iter_mut() {
+        if it.ext.start < 2 {
+            it.movable = false;
         }
     }
     // A last line without a newline must stay last.
@@ -683,4 +759,103 @@ pub fn plan(path: &[u8], original: &[u8], seed: u64) -> Layout {
         return Layout::identity(n);
     }
     planned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_of(src: &str) -> Run {
+        let s = analyze(src.as_bytes()).expect("parses");
+        assert_eq!(s.runs.len(), 1, "{s:?}");
+        s.runs.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn property_setter_and_overloads_keep_order() {
+        let r = run_of("\"\"\"doc\"\"\"\n\ndef a():\n    pass\n\n@property\ndef x(self):\n    pass\n\n@x.setter\ndef x(self, v):\n    pass\n");
+        assert_eq!(constraints(&r), vec![(1, 2)]);
+    }
+
+    #[test]
+    fn functions_called_at_definition_time_bring_their_body() {
+        // `reg` runs while `b` is defined and reads `helper`: helper must stay before b.
+        let src = "import x\n\ndef helper():\n    pass\n\ndef reg(f):\n    helper()\n    return f\n\n@reg\ndef b():\n    pass\n\ndef free():\n    pass\n";
+        let r = run_of(src);
+        let c = constraints(&r);
+        assert!(c.contains(&(0, 2)) && c.contains(&(1, 2)), "{c:?}");
+        assert!(!c.iter().any(|&(a, b)| a == 3 || b == 3), "{c:?}");
+    }
+
+    #[test]
+    fn annotations_count_unless_postponed() {
+        let eager = "import x\n\nclass A:\n    pass\n\ndef f(a: A) -> A:\n    pass\n";
+        assert_eq!(constraints(&run_of(eager)), vec![(0, 1)]);
+        let lazy = "from __future__ import annotations\n\nclass A:\n    pass\n\ndef f(a: A) -> A:\n    pass\n";
+        assert!(constraints(&run_of(lazy)).is_empty());
+    }
+
+    #[test]
+    fn class_bodies_bases_and_keywords_are_definition_time() {
+        let src = "import x\n\nclass M(type):\n    pass\n\nclass B:\n    pass\n\nclass C(B, metaclass=M):\n    y = helper()\n\ndef helper():\n    pass\n";
+        let c = constraints(&run_of(src));
+        assert!(
+            c.contains(&(0, 2)) && c.contains(&(1, 2)) && c.contains(&(2, 3)),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn shared_registry_decorators_keep_order_but_pure_ones_do_not() {
+        let src = "import x\n\n@atexit.register\ndef a():\n    pass\n\n@atexit.register\ndef b():\n    pass\n\n@staticmethod\ndef c():\n    pass\n\n@staticmethod\ndef d():\n    pass\n";
+        assert_eq!(constraints(&run_of(src)), vec![(0, 1)]);
+    }
+
+    #[test]
+    fn indentation_python_rejects_is_not_analyzed() {
+        assert!(analyze(b"    def a():\n        pass\nclass b:\n    pass\n").is_err());
+        assert!(analyze(
+            b"class A:\n        def f(self):\n            pass\n    def g(self):\n        pass\n"
+        )
+        .is_err());
+        assert!(analyze(b"\xef\xbb\xbfdef a():\n    pass\n").is_ok());
+    }
+
+    #[test]
+    fn units_on_the_first_two_lines_stay() {
+        // Regression: a unit with an attached comment moved to line 0 made that comment
+        // unattached in the original, so view and original disagreed about the run.
+        let src = b"def a():\n    return 1\n\n# about b\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        for seed in 0..16 {
+            let l = plan(b"m.py", src, seed);
+            assert_eq!(l.order()[..2], [0, 1]);
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for src in [
+            &b""[..],
+            b"\n",
+            b"\r\r\r",
+            b"def",
+            b"class A:\n  def f(self): pass\n  def g(self): pass",
+            b"@\n@\ndef f(:\n",
+            b"\xff\xfe\x00",
+            b"def a(): pass\ndef b(): pass\n",
+            b"x = 1; y = 2\n",
+            b"class A: pass\nclass B: pass\n\n\nclass C: pass\n",
+        ] {
+            let l = plan(b"g.py", src, 1);
+            assert_eq!(layout::render(src, &l).len(), src.len());
+        }
+        let deep = "class A:\n".to_string()
+            + &(1..200)
+                .map(|i| format!("{}class A{i}:\n", "    ".repeat(i)))
+                .collect::<String>()
+            + &"    ".repeat(200)
+            + "pass\n";
+        let l = plan(b"deep.py", deep.as_bytes(), 1);
+        assert!(l.is_valid_for(layout::split_lines(deep.as_bytes()).len()));
+    }
 }
