@@ -224,3 +224,50 @@ fn unparsable_files_are_served_in_original_order() {
     let junk = b"\xff\xfe def f():\n    pass\n\ndef g():\n    pass\n";
     assert!(reorder::plan(b"junk.py", junk, 1).is_identity());
 }
+
+/// Corpus check (ignored by default): `L3_CORPUS=/usr/lib/python3.X L3_OUT=/tmp/out cargo test
+/// --release --test level3_golden corpus -- --ignored --nocapture` plans every `.py` file,
+/// checks laws 1 and 6 and writes the views under `L3_OUT` (compile them with `python3 -m
+/// compileall` to check they still parse).
+#[test]
+#[ignore]
+fn corpus() {
+    let root = PathBuf::from(std::env::var("L3_CORPUS").expect("L3_CORPUS"));
+    let out = std::env::var("L3_OUT").ok().map(PathBuf::from);
+    let mut stack = vec![root.clone()];
+    let (mut files, mut moved) = (0, 0);
+    let start = std::time::Instant::now();
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "py") {
+                let orig = std::fs::read(&p).unwrap();
+                let rel = p
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let l = reorder::plan(rel.as_bytes(), &orig, 7);
+                files += 1;
+                if !l.is_identity() {
+                    moved += 1;
+                }
+                layout::validate(&orig, &l).unwrap_or_else(|e| panic!("{rel}: {e}"));
+                let view = layout::render(&orig, &l);
+                let (back, bl) = layout::inverse(&orig, &l, &view);
+                assert!(back == orig && bl == l, "{rel}: law 1");
+                if let Some(out) = &out {
+                    let dest = out.join(&rel);
+                    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+                    std::fs::write(dest, view).unwrap();
+                }
+            }
+        }
+    }
+    eprintln!("{files} files, {moved} reordered, {:?}", start.elapsed());
+}
