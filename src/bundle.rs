@@ -73,8 +73,10 @@ pub struct Bundle {
     pub outside_names: BTreeSet<String>,
     /// Runs the repository's code uses: strings and comments rename these.
     pub code_idents: BTreeSet<String>,
-    /// Runs owned by the repository.
+    /// Owned runs (defined by the repository) that the view renames.
     pub owned_runs: BTreeSet<String>,
+    /// Owned runs that stay (frozen, or no token long enough to rename).
+    pub frozen_owned: BTreeSet<String>,
 }
 
 impl Bundle {
@@ -152,6 +154,9 @@ pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
 pub struct EnvScan {
     /// "" for the stdlib and builtins, else a site-packages entry.
     pub groups: BTreeMap<String, Vec<String>>,
+    /// For each site-packages group, the top-level modules its code imports.
+    #[serde(default)]
+    pub imports: BTreeMap<String, Vec<String>>,
     pub modules: Vec<String>,
     pub files: usize,
 }
@@ -307,18 +312,15 @@ pub fn read_freeze_file(path: &Path) -> Result<Vec<String>, BundleError> {
 }
 
 /// Build the bundle of a tree with a given environment scan.
-pub fn build_with_env(tree: &Tree, env: &EnvScan, opts: &BuildOptions) -> Bundle {
+pub fn build_with_env(
+    tree: &Tree,
+    env: &EnvScan,
+    opts: &BuildOptions,
+    progress: &Progress,
+) -> Bundle {
     let own = own_modules(tree);
     let tmods = tree_modules(tree);
     let env_modules: BTreeSet<String> = env.modules.iter().cloned().collect();
-    let mut env_names = BTreeSet::new();
-    for (group, names) in &env.groups {
-        // A copy of the repository installed into the environment is not outside code.
-        if !group.is_empty() && own.contains(group) {
-            continue;
-        }
-        env_names.extend(names.iter().cloned());
-    }
     let mut python = Vec::new();
     let mut text = Vec::new();
     for f in &tree.files {
@@ -329,12 +331,16 @@ pub fn build_with_env(tree: &Tree, env: &EnvScan, opts: &BuildOptions) -> Bundle
             FileKind::Binary => {}
         }
     }
+    let env_names = reachable_env_names(env, &python, &own, &tmods, &env_modules);
     let mut names: Vec<&str> = Vec::new();
     for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
         if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
             names.push(n);
         }
     }
+    progress.phase("parsing", python.len() as u64);
+    let defined: BTreeSet<String> = input_defined(&python, progress);
+    progress.phase("choosing names", 0);
     let input = PolicyInput {
         python,
         text,
@@ -344,6 +350,7 @@ pub fn build_with_env(tree: &Tree, env: &EnvScan, opts: &BuildOptions) -> Bundle
         env_names: &env_names,
         tree_modules: &tmods,
         user: &opts.freeze,
+        defined: &defined,
     };
     let found = policy::analyze(&input);
 
@@ -357,6 +364,9 @@ pub fn build_with_env(tree: &Tree, env: &EnvScan, opts: &BuildOptions) -> Bundle
     }
     excluded.extend(env_modules.iter().map(|m| m.to_ascii_lowercase()));
     excluded.extend(policy::KEYWORDS.iter().map(|k| k.to_ascii_lowercase()));
+    // A tool's fixed name (`manage`, `fixture`) must not appear as a renamed word either.
+    excluded.extend(policy::TOOL_RUNS.iter().map(|k| k.to_ascii_lowercase()));
+    excluded.extend(policy::TOOL_TOKENS.iter().map(|k| k.to_string()));
     let (tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
 
     // Only the frozen runs relevant to this repository are listed by reason; outside names
@@ -373,14 +383,172 @@ pub fn build_with_env(tree: &Tree, env: &EnvScan, opts: &BuildOptions) -> Bundle
         outside_names: env_names,
         code_idents: found.code_runs,
         owned_runs: found.owned_runs,
+        frozen_owned: found.frozen_owned,
     }
+}
+
+/// Names defined or used by outside code the repository can reach: the stdlib and builtins
+/// always, and the site-packages groups that the repository imports, with everything those
+/// import in turn. Packages the repository never reaches cannot call its code, so their names
+/// need not be frozen (a large environment would otherwise freeze most English words).
+fn reachable_env_names(
+    env: &EnvScan,
+    python: &[(&str, &[u8])],
+    own: &BTreeSet<String>,
+    tree_modules: &BTreeSet<String>,
+    env_modules: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    let mut start = BTreeSet::new();
+    for (_, src) in python {
+        for imp in policy::imports(src) {
+            if imp.level == 0 {
+                if let Some(top) = imp.module.first() {
+                    let outside = !own.contains(top)
+                        && (env_modules.contains(top) || !tree_modules.contains(top));
+                    if outside {
+                        start.insert(top.clone());
+                    }
+                }
+            }
+        }
+    }
+    let mut reach = BTreeSet::new();
+    let mut todo: Vec<String> = start.into_iter().collect();
+    while let Some(g) = todo.pop() {
+        // A copy of the repository installed into the environment is not outside code.
+        if own.contains(&g) || !env.groups.contains_key(&g) || !reach.insert(g.clone()) {
+            continue;
+        }
+        if let Some(next) = env.imports.get(&g) {
+            todo.extend(next.iter().filter(|n| !reach.contains(*n)).cloned());
+        }
+    }
+    let mut names = BTreeSet::new();
+    for (group, list) in &env.groups {
+        if group.is_empty() || reach.contains(group) {
+            names.extend(list.iter().cloned());
+        }
+    }
+    names
+}
+
+/// Names the Python files define, parsed in parallel.
+fn input_defined(python: &[(&str, &[u8])], progress: &Progress) -> BTreeSet<String> {
+    python
+        .par_iter()
+        .map(|(_, src)| {
+            let d = crate::transform::defs::defined_names(src);
+            progress.inc();
+            d
+        })
+        .reduce(BTreeSet::new, |mut a, b| {
+            a.extend(b);
+            a
+        })
 }
 
 /// Build the bundle of the tree at `root`.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<Bundle, BundleError> {
+    let progress = Progress::new();
+    progress.phase("scanning the Python environment", 0);
     let env = env_scan(&opts.python, opts.cache_dir.as_deref())?;
+    progress.phase("reading the tree", 0);
     let tree = read_tree(root)?;
-    Ok(build_with_env(&tree, &env, opts))
+    let b = build_with_env(&tree, &env, opts, &progress);
+    progress.finish();
+    Ok(b)
+}
+
+/// Load a saved bundle and check that it was made for this tree.
+pub fn load(path: &Path, root: &Path) -> Result<Bundle, BundleError> {
+    let bytes =
+        std::fs::read(path).map_err(io_err(format!("reading bundle {}", path.display())))?;
+    let b: Bundle = serde_json::from_slice(&bytes)
+        .map_err(|e| BundleError::Invalid(format!("{} is not a bundle: {e}", path.display())))?;
+    let tree = read_tree(root)?;
+    let fp = tree_fingerprint(&tree);
+    if fp != b.tree_fingerprint {
+        return Err(BundleError::Invalid(format!(
+            "bundle {} was built for another tree (fingerprint {}…, this tree {}…); \
+             rebuild it with `schrodinger map --out` on this tree",
+            path.display(),
+            &b.tree_fingerprint[..12.min(b.tree_fingerprint.len())],
+            &fp[..12]
+        )));
+    }
+    Ok(b)
+}
+
+/// A progress bar on standard error that shows itself only on a terminal and only once the
+/// work has taken longer than half a second.
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+    start: std::time::Instant,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Progress {
+    pub fn new() -> Self {
+        let bar =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
+        Progress {
+            bar,
+            start: std::time::Instant::now(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// A silent progress (for tests and library callers).
+    pub fn hidden() -> Self {
+        let p = Self::new();
+        p.shown.store(true, std::sync::atomic::Ordering::Relaxed);
+        p
+    }
+
+    fn maybe_show(&self) {
+        use std::io::IsTerminal;
+        use std::sync::atomic::Ordering;
+        if !self.shown.load(Ordering::Relaxed)
+            && self.start.elapsed() > std::time::Duration::from_millis(500)
+            && !self.shown.swap(true, Ordering::Relaxed)
+            && std::io::stderr().is_terminal()
+        {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+
+    /// Start a phase; `len` 0 shows a spinner.
+    pub fn phase(&self, msg: &str, len: u64) {
+        let style = if len == 0 {
+            indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+        } else {
+            indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} [{elapsed}]")
+        };
+        if let Ok(st) = style {
+            self.bar.set_style(st.progress_chars("=> "));
+        }
+        self.bar.set_length(len);
+        self.bar.set_position(0);
+        self.bar.set_message(msg.to_string());
+        self.maybe_show();
+        self.bar.tick();
+    }
+
+    pub fn inc(&self) {
+        self.bar.inc(1);
+        self.maybe_show();
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
 }
 
 /// Default cache directory for environment scans.

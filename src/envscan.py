@@ -13,7 +13,7 @@ import os
 import sys
 import sysconfig
 
-SCAN_VERSION = 5
+SCAN_VERSION = 6
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 
 
@@ -46,8 +46,9 @@ def fingerprint():
 
 
 class Collector(ast.NodeVisitor):
-    def __init__(self, names):
+    def __init__(self, names, imports):
         self.names = names
+        self.imports = imports
 
     def add(self, n):
         if n:
@@ -91,13 +92,22 @@ class Collector(ast.NodeVisitor):
     def visit_ImportFrom(self, node):
         for a in node.names:
             self.add(a.name)
+        if node.level == 0 and node.module:
+            self.imports.add(node.module.split(".")[0])
+        self.generic_visit(node)
+
+    def visit_Import(self, node):
+        for a in node.names:
+            self.imports.add(a.name.split(".")[0])
         self.generic_visit(node)
 
 
 def collect(jobs):
     groups = {}
+    imports = {}
     for group, f in jobs:
         names = groups.setdefault(group, set())
+        imps = imports.setdefault(group, set())
         try:
             with open(f, "rb") as fh:
                 src = fh.read()
@@ -105,10 +115,10 @@ def collect(jobs):
         except (SyntaxError, ValueError, OSError, RecursionError, MemoryError):
             continue
         try:
-            Collector(names).visit(tree)
+            Collector(names, imps).visit(tree)
         except RecursionError:
             continue
-    return groups
+    return groups, imports
 
 
 def targets(stmt):
@@ -180,9 +190,12 @@ def scan():
             parts = pool.map(collect, chunks)
     except (ImportError, OSError):
         parts = [collect(c) for c in chunks]
-    for part in parts:
+    group_imports = {}
+    for part, imps in parts:
         for g, names in part.items():
             groups.setdefault(g, set()).update(names)
+        for g, i in imps.items():
+            group_imports.setdefault(g, set()).update(i)
     # Builtin and extension modules have no source: import them and list their names.
     dynload = set()
     try:
@@ -215,7 +228,8 @@ def scan():
     out = {}
     for g, names in groups.items():
         out[g] = sorted(n for n in names if isinstance(n, str) and n.isidentifier())
-    return {"groups": out, "modules": sorted(modules), "files": len(jobs)}
+    imports_out = {g: sorted(i) for g, i in group_imports.items() if g}
+    return {"groups": out, "imports": imports_out, "modules": sorted(modules), "files": len(jobs)}
 
 
 def main():

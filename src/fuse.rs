@@ -1,1 +1,478 @@
-//! (in progress)
+//! The kernel boundary: the only module that uses `fuser`. Every request is delegated to
+//! [`ViewFs`] and every error becomes the errno it carries; nothing here can panic on a
+//! request (no unwraps on request data), and the filesystem logic itself is tested without
+//! a kernel.
+
+use std::ffi::OsStr;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use fuser::{
+    BsdFileFlags, Config, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags,
+    Generation, INodeNo, KernelConfig, LockOwner, MountOption, OpenFlags, RenameFlags, ReplyAttr,
+    ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs,
+    ReplyWrite, Request, SessionACL, TimeOrNow, WriteFlags,
+};
+
+use crate::fs::{Attr, FsError, Kind, Options, SetAttr, SetTime, ViewFs, TTL};
+use crate::transform::Transform;
+
+/// The fuser adapter over a shared [`ViewFs`].
+pub struct FuseFs {
+    fs: Arc<ViewFs>,
+}
+
+fn errno(e: &FsError) -> Errno {
+    tracing::debug!("request failed: {e}");
+    Errno::from_i32(e.errno)
+}
+
+fn kind(k: Kind) -> FileType {
+    match k {
+        Kind::File => FileType::RegularFile,
+        Kind::Dir => FileType::Directory,
+        Kind::Symlink => FileType::Symlink,
+        Kind::Fifo => FileType::NamedPipe,
+        Kind::Socket => FileType::Socket,
+        Kind::CharDevice => FileType::CharDevice,
+        Kind::BlockDevice => FileType::BlockDevice,
+    }
+}
+
+fn attr(a: &Attr) -> FileAttr {
+    FileAttr {
+        ino: INodeNo(a.ino),
+        size: a.size,
+        blocks: a.blocks,
+        atime: a.atime,
+        mtime: a.mtime,
+        ctime: a.ctime,
+        crtime: a.ctime,
+        kind: kind(a.kind),
+        perm: a.perm,
+        nlink: a.nlink,
+        uid: a.uid,
+        gid: a.gid,
+        rdev: a.rdev,
+        blksize: a.blksize,
+        flags: 0,
+    }
+}
+
+fn set_time(t: Option<TimeOrNow>) -> Option<SetTime> {
+    t.map(|t| match t {
+        TimeOrNow::Now => SetTime::Now,
+        TimeOrNow::SpecificTime(s) => SetTime::At(s),
+    })
+}
+
+fn fopen(keep_cache: bool) -> FopenFlags {
+    if keep_cache {
+        FopenFlags::FOPEN_KEEP_CACHE
+    } else {
+        FopenFlags::empty()
+    }
+}
+
+impl Filesystem for FuseFs {
+    fn init(&mut self, _req: &Request, _config: &mut KernelConfig) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn destroy(&mut self) {
+        if let Err(e) = self.fs.flush_all() {
+            tracing::error!("flush at destroy failed: {e}");
+        }
+    }
+
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        match self.fs.lookup(parent.0, name) {
+            Ok(a) => reply.entry(&TTL, &attr(&a), Generation(0)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        match self.fs.getattr(ino.0) {
+            Ok(a) => reply.attr(&TTL, &attr(&a)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn setattr(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        mode: Option<u32>,
+        uid: Option<u32>,
+        gid: Option<u32>,
+        size: Option<u64>,
+        atime: Option<TimeOrNow>,
+        mtime: Option<TimeOrNow>,
+        _ctime: Option<SystemTime>,
+        _fh: Option<FileHandle>,
+        _crtime: Option<SystemTime>,
+        _chgtime: Option<SystemTime>,
+        _bkuptime: Option<SystemTime>,
+        _flags: Option<BsdFileFlags>,
+        reply: ReplyAttr,
+    ) {
+        let set = SetAttr {
+            mode,
+            uid,
+            gid,
+            size,
+            atime: set_time(atime),
+            mtime: set_time(mtime),
+        };
+        match self.fs.setattr(ino.0, set) {
+            Ok(a) => reply.attr(&TTL, &attr(&a)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
+        match self.fs.readlink(ino.0) {
+            Ok(t) => reply.data(&t),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn mkdir(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        reply: ReplyEntry,
+    ) {
+        match self.fs.mkdir(parent.0, name, mode, umask) {
+            Ok(a) => reply.entry(&TTL, &attr(&a), Generation(0)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        match self.fs.unlink(parent.0, name) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        match self.fs.rmdir(parent.0, name) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn symlink(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        link_name: &OsStr,
+        target: &Path,
+        reply: ReplyEntry,
+    ) {
+        match self.fs.symlink(parent.0, link_name, target) {
+            Ok(a) => reply.entry(&TTL, &attr(&a), Generation(0)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn rename(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        newparent: INodeNo,
+        newname: &OsStr,
+        flags: RenameFlags,
+        reply: ReplyEmpty,
+    ) {
+        match self
+            .fs
+            .rename(parent.0, name, newparent.0, newname, flags.bits())
+        {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        match self.fs.open(ino.0, flags.0) {
+            Ok(o) => reply.opened(FileHandle(o.fh), fopen(o.keep_cache)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        match self.fs.read(ino.0, fh.0, offset, size) {
+            Ok(d) => reply.data(&d),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn write(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        data: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
+        match self.fs.write(ino.0, fh.0, offset, data) {
+            Ok(n) => reply.written(n),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn flush(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        fh: FileHandle,
+        _lock_owner: LockOwner,
+        reply: ReplyEmpty,
+    ) {
+        match self.fs.flush(ino.0, fh.0) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn release(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        _flush: bool,
+        reply: ReplyEmpty,
+    ) {
+        match self.fs.release(ino.0, fh.0) {
+            Ok(()) => reply.ok(),
+            Err(e) => {
+                tracing::error!("write-back at release failed, buffer kept: {e}");
+                reply.error(errno(&e))
+            }
+        }
+    }
+
+    fn fsync(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
+        match self.fs.fsync(ino.0, fh.0) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        match self.fs.opendir(ino.0) {
+            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn readdir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectory,
+    ) {
+        match self.fs.readdir(fh.0, offset) {
+            Ok(entries) => {
+                for (next, e) in entries {
+                    if reply.add(INodeNo(e.ino), next, kind(e.kind), &e.name) {
+                        break;
+                    }
+                }
+                reply.ok()
+            }
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn releasedir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        reply: ReplyEmpty,
+    ) {
+        self.fs.releasedir(fh.0);
+        reply.ok()
+    }
+
+    fn fsyncdir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
+        reply.ok()
+    }
+
+    fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
+        match self.fs.statfs() {
+            Ok(s) => reply.statfs(
+                s.blocks, s.bfree, s.bavail, s.files, s.ffree, s.bsize, s.namelen, s.frsize,
+            ),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn create(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        flags: i32,
+        reply: ReplyCreate,
+    ) {
+        match self.fs.create(parent.0, name, mode, umask, flags) {
+            Ok((a, o)) => reply.created(
+                &TTL,
+                &attr(&a),
+                Generation(0),
+                FileHandle(o.fh),
+                fopen(o.keep_cache),
+            ),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+}
+
+/// A live mount. Dropping it without [`Mounted::unmount`] still unmounts (fuser's guard).
+pub struct Mounted {
+    fs: Arc<ViewFs>,
+    session: fuser::BackgroundSession,
+}
+
+impl Mounted {
+    /// The filesystem behind the mount (to flush before unmounting, or to inspect in tests).
+    pub fn fs(&self) -> &Arc<ViewFs> {
+        &self.fs
+    }
+
+    /// True once the kernel side went away (e.g. `umount` from outside).
+    pub fn is_finished(&self) -> bool {
+        self.session.guard.is_finished()
+    }
+
+    /// Flush every dirty buffer, unmount and wait for the request loop to end.
+    pub fn unmount(self) -> io::Result<()> {
+        let flushed = self.fs.flush_all();
+        self.session.umount_and_join()?;
+        flushed.map_err(|e| io::Error::from_raw_os_error(e.errno))
+    }
+
+    /// Flush, unmount `mountpoint` with umount2 (lazily only when it is busy) and wait for
+    /// the request loop to end. Used by the daemon on SIGINT/SIGTERM.
+    pub fn shutdown(self, mountpoint: &Path) -> io::Result<()> {
+        if let Err(e) = self.fs.flush_all() {
+            tracing::error!("flush before unmount failed: {e}");
+        }
+        if !self.is_finished() {
+            if let Err(e) = umount(mountpoint).map(|_| ()) {
+                tracing::error!("unmount of {} failed: {e}", mountpoint.display());
+                return Err(e);
+            }
+        }
+        self.session.join()
+    }
+
+    /// Wait for the request loop to end (after an external unmount).
+    pub fn join(self) -> io::Result<()> {
+        self.session.join()
+    }
+}
+
+/// Mount options shared by the daemon and the tests.
+fn config() -> Config {
+    let mut c = Config::default();
+    c.mount_options = vec![
+        MountOption::FSName("schrodinger".into()),
+        MountOption::Subtype("schrodinger".into()),
+        MountOption::DefaultPermissions,
+        MountOption::RW,
+    ];
+    // allow_other lets every user of the machine (agents often run as another user) see the
+    // view; only root may set it without fusermount's configuration.
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        c.acl = SessionACL::All;
+    }
+    c.n_threads = Some(2);
+    c
+}
+
+/// Scan `original`, mount its view at `mountpoint` and serve it on background threads.
+/// Returns once the kernel has completed the handshake, i.e. the view answers requests.
+/// Private files (scratch) go under `state`. This is what the daemon runs, and what tests
+/// call directly with a test transform.
+pub fn spawn(
+    original: &Path,
+    mountpoint: &Path,
+    state: &Path,
+    transform: Arc<dyn Transform>,
+) -> io::Result<Mounted> {
+    let fs = ViewFs::new(original, state, transform, Options::default())
+        .map_err(|e| io::Error::other(e.msg))?;
+    let fs = Arc::new(fs);
+    let session = fuser::spawn_mount(FuseFs { fs: fs.clone() }, mountpoint, &config())?;
+    Ok(Mounted { fs, session })
+}
+
+/// Unmount `mountpoint`: a normal umount2 first, a lazy detach only if it is busy.
+/// Returns Ok(true) when the detach was lazy.
+pub fn umount(mountpoint: &Path) -> io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(mountpoint.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+    if unsafe { libc::umount2(c.as_ptr(), 0) } == 0 {
+        return Ok(false);
+    }
+    let e = io::Error::last_os_error();
+    if e.raw_os_error() != Some(libc::EBUSY) {
+        return Err(e);
+    }
+    tracing::warn!("{} is busy; detaching lazily", mountpoint.display());
+    // SAFETY: as above.
+    if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } == 0 {
+        return Ok(true);
+    }
+    Err(io::Error::last_os_error())
+}

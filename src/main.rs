@@ -17,6 +17,8 @@ enum Command {
     Unmount(UnmountArgs),
     /// Write the view of ORIGINAL into OUTDIR as a plain directory (no FUSE needed).
     Export(ExportArgs),
+    /// Build the view's bundle offline: summary of what is renamed and frozen, `--out` saves it.
+    Map(cli::map::MapArgs),
     /// A guided tour: mount a sample project's view, grep it, run its tests, edit through it.
     Demo(cli::demo::DemoArgs),
     /// Translate text on standard input (a problem statement, a traceback, a test id).
@@ -31,6 +33,7 @@ fn main() {
         Command::Export(a) => cli::export::export(a),
         Command::Translate(a) => cli::translate::translate(a),
         Command::Demo(a) => cli::demo::demo(a),
+        Command::Map(a) => cli::map::map(a),
     };
     if let Err(e) = result {
         eprintln!("schrodinger: {e}");

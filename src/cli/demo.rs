@@ -180,10 +180,11 @@ fn tour(args: &DemoArgs, original: &Path, view: &Path) -> Result<(), CliError> {
 
     // Find names through the same map the mount uses.
     let va = ViewArgs {
-        seed: args.seed,
+        seed: Some(args.seed),
         levels: "2".into(),
         python: "python3".into(),
         freeze: None,
+        bundle: None,
     };
     let bundle = build_bundle(original, &va)?;
     let renamer = bundle.renamer().map_err(|e| CliError::Msg(e.to_string()))?;

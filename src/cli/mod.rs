@@ -2,6 +2,7 @@
 
 pub mod demo;
 pub mod export;
+pub mod map;
 pub mod mount;
 pub mod translate;
 
@@ -36,9 +37,9 @@ impl CliError {
 /// Options that define a view: the same flags for mount, export and translate.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ViewArgs {
-    /// Seed of the view: the same tree and seed always give the same view.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// Seed of the view: the same tree and seed always give the same view [default: 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Transform levels: 2 renames identifiers and paths (3, reordering, is not available yet).
     #[arg(long, default_value = "2")]
     pub levels: String,
@@ -49,6 +50,10 @@ pub struct ViewArgs {
     /// File of extra names or tokens to never rename, one per line, `#` comments.
     #[arg(long)]
     pub freeze: Option<PathBuf>,
+    /// Use a bundle saved by `schrodinger map --out` instead of building one; it must have
+    /// been built for this same tree.
+    #[arg(long, conflicts_with_all = ["python", "freeze", "levels"])]
+    pub bundle: Option<PathBuf>,
 }
 
 /// `schrodinger mount`.
@@ -108,19 +113,31 @@ pub fn parse_levels(s: &str) -> Result<Vec<u8>, CliError> {
 
 /// Build the bundle that defines the view of `original` under `view`.
 pub fn build_bundle(original: &Path, view: &ViewArgs) -> Result<Bundle, CliError> {
-    let levels = parse_levels(&view.levels)?;
     if !original.is_dir() {
         return Err(CliError::Msg(format!(
             "{} is not a directory (ORIGINAL must be the checkout to show)",
             original.display()
         )));
     }
+    if let Some(path) = &view.bundle {
+        let b = bundle::load(path, original).map_err(|e| CliError::Msg(e.to_string()))?;
+        if let Some(seed) = view.seed {
+            if seed != b.seed {
+                return Err(CliError::Msg(format!(
+                    "--seed {seed} disagrees with the bundle's seed {}; drop one of them",
+                    b.seed
+                )));
+            }
+        }
+        return Ok(b);
+    }
+    let levels = parse_levels(&view.levels)?;
     let freeze = match &view.freeze {
         Some(p) => bundle::read_freeze_file(p).map_err(|e| CliError::Msg(e.to_string()))?,
         None => Vec::new(),
     };
     let opts = BuildOptions {
-        seed: view.seed,
+        seed: view.seed.unwrap_or(0),
         levels,
         python: view.python.clone(),
         freeze,

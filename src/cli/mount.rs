@@ -1,13 +1,442 @@
 //! `schrodinger mount` and `schrodinger unmount`.
+//!
+//! `mount` validates its arguments, then re-executes this binary as a daemon in a new
+//! session with `--ready-fd N` (the write end of a pipe) and returns only when the daemon
+//! reports that the view is mounted and answering, or prints the daemon's error and fails.
+//! The daemon records its pid in `/run/schrodinger/<hash of mountpoint>.pid`; `unmount`
+//! unmounts with umount2 (lazily only if busy) and waits until that pid has exited, so
+//! every acknowledged write is in the original when it returns.
+
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
 
 use super::{CliError, MountArgs, UnmountArgs};
 
+const RUN_DIR: &str = "/run/schrodinger";
+const STATE_BASE: &str = "/var/tmp/schrodinger";
+
+/// Checked, absolute locations of one mount.
+struct Plan {
+    original: PathBuf,
+    mountpoint: PathBuf,
+    state: PathBuf,
+}
+
+fn hash_of(p: &Path) -> String {
+    let d = Sha256::digest(p.as_os_str().as_bytes());
+    d.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+fn pid_file(mountpoint: &Path) -> PathBuf {
+    Path::new(RUN_DIR).join(format!("{}.pid", hash_of(mountpoint)))
+}
+
+/// `p` made absolute with symlinks resolved as far as it exists (the rest appended), so
+/// that containment checks see through `..` and links even for paths not created yet.
+fn resolve(p: &Path) -> Result<PathBuf, CliError> {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| CliError::io("current directory", e))?
+            .join(p)
+    };
+    let mut norm = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::ParentDir => {
+                norm.pop();
+            }
+            Component::CurDir => {}
+            other => norm.push(other),
+        }
+    }
+    let mut existing = norm;
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        if let Ok(mut out) = existing.canonicalize() {
+            for r in rest.iter().rev() {
+                out.push(r);
+            }
+            return Ok(out);
+        }
+        let Some(name) = existing.file_name().map(|n| n.to_os_string()) else {
+            return Err(CliError::Msg(format!("cannot resolve {}", p.display())));
+        };
+        rest.push(name);
+        existing.pop();
+    }
+}
+
+fn plan(args: &MountArgs) -> Result<Plan, CliError> {
+    let original = args
+        .original
+        .canonicalize()
+        .map_err(|e| CliError::io(format!("original {}", args.original.display()), e))?;
+    if !original.is_dir() {
+        return Err(CliError::Msg(format!(
+            "original {} is not a directory",
+            original.display()
+        )));
+    }
+    let mountpoint = args.mountpoint.canonicalize().map_err(|e| {
+        CliError::io(
+            format!(
+                "mountpoint {} (create it as an empty directory first)",
+                args.mountpoint.display()
+            ),
+            e,
+        )
+    })?;
+    if !mountpoint.is_dir() {
+        return Err(CliError::Msg(format!(
+            "mountpoint {} is not a directory",
+            mountpoint.display()
+        )));
+    }
+    if original.starts_with(&mountpoint) || mountpoint.starts_with(&original) {
+        return Err(CliError::Msg(format!(
+            "mountpoint {} and original {} must not contain each other",
+            mountpoint.display(),
+            original.display()
+        )));
+    }
+    let state = match &args.state {
+        Some(s) => resolve(s)?,
+        None => Path::new(STATE_BASE).join(hash_of(&mountpoint)),
+    };
+    if state.starts_with(&original) || state.starts_with(&mountpoint) {
+        return Err(CliError::Msg(format!(
+            "state directory {} must be outside the original and the mountpoint",
+            state.display()
+        )));
+    }
+    Ok(Plan {
+        original,
+        mountpoint,
+        state,
+    })
+}
+
+fn check_mountpoint_free(p: &Plan) -> Result<(), CliError> {
+    if let Some(pid) = read_pid(&p.mountpoint) {
+        if alive(pid) {
+            return Err(CliError::Msg(format!(
+                "{} is already mounted by schrodinger (pid {pid}); run `schrodinger unmount {}`",
+                p.mountpoint.display(),
+                p.mountpoint.display()
+            )));
+        }
+    }
+    let mut rd = fs::read_dir(&p.mountpoint)
+        .map_err(|e| CliError::io(format!("mountpoint {}", p.mountpoint.display()), e))?;
+    if rd.next().is_some() {
+        return Err(CliError::Msg(format!(
+            "mountpoint {} is not empty",
+            p.mountpoint.display()
+        )));
+    }
+    Ok(())
+}
+
 pub fn mount(args: &MountArgs) -> Result<(), CliError> {
-    let _ = args;
-    Err(CliError::Msg("not implemented yet".into()))
+    let p = plan(args)?;
+    if args.foreground || args.ready_fd.is_some() {
+        return daemon(args, &p);
+    }
+    check_mountpoint_free(&p)?;
+    fs::create_dir_all(&p.state)
+        .map_err(|e| CliError::io(format!("state {}", p.state.display()), e))?;
+
+    let mut fds = [0i32; 2];
+    // SAFETY: `fds` is a two-element array as pipe2 requires. The read end is close-on-exec;
+    // the write end is left inheritable on purpose: it is the daemon's readiness channel.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), 0) } != 0 {
+        return Err(CliError::io("pipe", std::io::Error::last_os_error()));
+    }
+    // SAFETY: both descriptors were just created by pipe2 and are owned here exactly once.
+    let (mut rx, tx) = unsafe {
+        use std::os::fd::FromRawFd;
+        (
+            File::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    };
+    let exe = std::env::current_exe().map_err(|e| CliError::io("current executable", e))?;
+    let log = log_file(&p.state)?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("mount");
+    if let Some(seed) = args.view.seed {
+        cmd.arg("--seed").arg(seed.to_string());
+    }
+    if let Some(b) = &args.view.bundle {
+        cmd.arg("--bundle").arg(resolve(b)?);
+    } else {
+        cmd.arg("--levels")
+            .arg(&args.view.levels)
+            .arg("--python")
+            .arg(&args.view.python);
+        if let Some(f) = &args.view.freeze {
+            cmd.arg("--freeze").arg(resolve(f)?);
+        }
+    }
+    cmd.arg("--state")
+        .arg(&p.state)
+        .arg("--ready-fd")
+        .arg(fds[1].to_string())
+        .arg(&p.original)
+        .arg(&p.mountpoint)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log);
+    let read_end = fds[0];
+    // SAFETY: runs in the forked child before exec; setsid and close are async-signal-safe.
+    // A new session detaches the daemon from the terminal (no SIGHUP/SIGINT from it); the
+    // child must not hold the read end, or the parent would never see EOF.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::setsid();
+            libc::close(read_end);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(|e| CliError::io("start daemon", e))?;
+    drop(tx);
+    // One line: "ready" or "error: ...". EOF without it means the daemon died.
+    let mut msg = Vec::new();
+    let mut byte = [0u8; 1];
+    while let Ok(1) = rx.read(&mut byte) {
+        if byte[0] == b'\n' {
+            break;
+        }
+        msg.push(byte[0]);
+    }
+    let msg = String::from_utf8_lossy(&msg).into_owned();
+    if msg.starts_with("ready") {
+        return Ok(());
+    }
+    let status = child.wait().ok();
+    let why = msg
+        .strip_prefix("error: ")
+        .unwrap_or(&msg)
+        .trim()
+        .to_string();
+    Err(CliError::Msg(if why.is_empty() {
+        format!(
+            "the daemon exited ({}) before the view was ready; see {}",
+            status.map(|s| s.to_string()).unwrap_or_default(),
+            p.state.join("schrodinger.log").display()
+        )
+    } else {
+        why
+    }))
+}
+
+fn log_file(state: &Path) -> Result<File, CliError> {
+    let path = state.join("schrodinger.log");
+    fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| CliError::io(format!("log {}", path.display()), e))
+}
+
+fn init_logging(state: &Path) -> Result<(), CliError> {
+    let file = log_file(state)?;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::sync::Mutex::new(file))
+        .try_init();
+    Ok(())
+}
+
+/// The view's transform. Debug builds only: `SCHRODINGER_TEST_SWAP_TRANSFORM=1` uses the
+/// alpha<->omega test double, so the daemon path can be tested end to end before the real
+/// core exists; release builds have no such switch.
+fn transform_for(
+    args: &MountArgs,
+    p: &Plan,
+) -> Result<std::sync::Arc<dyn crate::transform::Transform>, CliError> {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("SCHRODINGER_TEST_SWAP_TRANSFORM").is_some() {
+        return Ok(std::sync::Arc::new(crate::fs::testing::SwapTransform));
+    }
+    super::build_transform(&p.original, &args.view)
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// The daemon body (also `--foreground`): mount, report readiness, serve until a signal or
+/// an external unmount, then flush and leave.
+fn daemon(args: &MountArgs, p: &Plan) -> Result<(), CliError> {
+    let mut ready = args.ready_fd.map(|fd| {
+        // SAFETY: the parent passed us the write end of its pipe as this fd and nothing else
+        // in this process uses it.
+        unsafe {
+            use std::os::fd::FromRawFd;
+            File::from_raw_fd(fd)
+        }
+    });
+    let result = daemon_inner(args, p, &mut ready);
+    if let (Err(e), Some(mut f)) = (&result, ready.as_ref()) {
+        let _ = writeln!(f, "error: {e}");
+    }
+    if let Err(e) = &result {
+        tracing::error!("{e}");
+    }
+    result
+}
+
+fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<(), CliError> {
+    if args.ready_fd.is_none() {
+        check_mountpoint_free(p)?;
+    }
+    fs::create_dir_all(&p.state)
+        .map_err(|e| CliError::io(format!("state {}", p.state.display()), e))?;
+    init_logging(&p.state)?;
+    tracing::info!(original = %p.original.display(), mountpoint = %p.mountpoint.display(), "starting");
+    let transform = transform_for(args, p)?;
+    // SAFETY: `on_signal` only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    let mounted = crate::fuse::spawn(&p.original, &p.mountpoint, &p.state, transform)
+        .map_err(|e| CliError::io(format!("mount {}", p.mountpoint.display()), e))?;
+    let pid_path = pid_file(&p.mountpoint);
+    let _ = fs::create_dir_all(RUN_DIR);
+    if let Err(e) = fs::write(&pid_path, format!("{}\n", std::process::id())) {
+        tracing::warn!("pid file {}: {e}", pid_path.display());
+    }
+    tracing::info!("view ready");
+    // Closing the pipe after "ready": the parent returns, nothing more goes through it.
+    if let Some(mut f) = ready.take() {
+        let _ = f.write_all(b"ready\n");
+    }
+    if args.foreground {
+        eprintln!(
+            "schrodinger: view of {} mounted at {}",
+            p.original.display(),
+            p.mountpoint.display()
+        );
+    }
+    while !STOP.load(Ordering::SeqCst) && !mounted.is_finished() {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let result = if mounted.is_finished() {
+        tracing::info!("unmounted from outside");
+        let fs = mounted.fs().clone();
+        let r = mounted.join();
+        if let Err(e) = fs.flush_all() {
+            tracing::error!("flush after unmount: {e}");
+        }
+        r
+    } else {
+        tracing::info!("signal: flushing and unmounting");
+        mounted.shutdown(&p.mountpoint)
+    };
+    let _ = fs::remove_file(&pid_path);
+    tracing::info!("exit");
+    result.map_err(|e| CliError::io("serve", e))
+}
+
+fn read_pid(mountpoint: &Path) -> Option<i32> {
+    fs::read_to_string(pid_file(mountpoint))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence and permission; it sends nothing.
+    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
+}
+
+/// Is `p` a mount point of a schrodinger view (per /proc/self/mountinfo)?
+fn is_view_mount(p: &Path) -> bool {
+    let Ok(info) = fs::read_to_string("/proc/self/mountinfo") else {
+        return false;
+    };
+    let want = p.as_os_str().as_bytes();
+    info.lines().any(|l| {
+        let fields: Vec<&str> = l.split(' ').collect();
+        let mp = fields.get(4).map(|m| unescape(m)).unwrap_or_default();
+        let Some(sep) = fields.iter().position(|f| *f == "-") else {
+            return false;
+        };
+        let fstype = fields.get(sep + 1).copied().unwrap_or("");
+        let source = fields.get(sep + 2).copied().unwrap_or("");
+        mp == want && fstype.starts_with("fuse") && source == "schrodinger"
+    })
+}
+
+fn unescape(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 pub fn unmount(args: &UnmountArgs) -> Result<(), CliError> {
-    let _ = args;
-    Err(CliError::Msg("not implemented yet".into()))
+    // A dead daemon leaves a mount that cannot be stat'ed (ENOTCONN): resolve lexically then.
+    let mountpoint = args
+        .mountpoint
+        .canonicalize()
+        .or_else(|_| resolve(&args.mountpoint))?;
+    let pid = read_pid(&mountpoint).filter(|&p| alive(p));
+    let mounted = is_view_mount(&mountpoint);
+    if pid.is_none() && !mounted {
+        let _ = fs::remove_file(pid_file(&mountpoint));
+        return Err(CliError::Msg(format!(
+            "nothing is mounted by schrodinger at {}",
+            mountpoint.display()
+        )));
+    }
+    let mut lazy = false;
+    if mounted {
+        lazy = crate::fuse::umount(&mountpoint)
+            .map_err(|e| CliError::io(format!("unmount {}", mountpoint.display()), e))?;
+    }
+    let Some(pid) = pid else {
+        return Ok(());
+    };
+    let start = Instant::now();
+    while alive(pid) {
+        if start.elapsed() > Duration::from_secs(if lazy { 10 } else { 120 }) {
+            return Err(CliError::Msg(format!(
+                "{} is detached but the daemon (pid {pid}) is still running: files in the view are still open",
+                mountpoint.display()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
 }

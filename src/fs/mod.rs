@@ -1,1 +1,1250 @@
-//! (in progress)
+//! The filesystem logic of the view, without a kernel.
+//!
+//! [`ViewFs`] answers inode-level requests (the shape of FUSE) with plain methods returning
+//! [`FsResult`]. It guarantees:
+//! - names: every view component goes through `Transform::name_to_original` and must come
+//!   back as one plain component; mutations resolve the parent directory and refuse (EACCES)
+//!   anything whose real location is outside the original root. Nothing is ever written
+//!   outside the original root or the private scratch tree.
+//! - hidden: the original's `.git`, byte-code caches and our temporaries are never listed;
+//!   tool-generated caches created in the view live in `STATE/scratch/<view path>`.
+//! - contents: the size reported for a file is the length of the bytes served (both come
+//!   from the same stamped cache entry or the same open buffer).
+//! - writes: a per-inode view buffer collects writes; flush/fsync/last release write the
+//!   original atomically (temp + rename) and only then mark the buffer clean, so a failed
+//!   write-back returns EIO and keeps the buffer. After a write-back the cached view is the
+//!   buffer itself (read your writes).
+//!
+//! Lock order: `writeback` -> `state` -> `cache`; transforms run outside `state`.
+
+pub mod content;
+pub mod error;
+pub mod inode;
+#[doc(hidden)]
+pub mod testing;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File, Metadata};
+use std::io::{self, Read};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use parking_lot::Mutex;
+use rayon::prelude::*;
+
+use crate::transform::Transform;
+pub use content::Stamp;
+use content::{write_atomic, ContentCache};
+pub use error::{FsError, FsResult};
+pub use inode::ROOT_INO;
+use inode::{
+    is_hidden_original, is_plain_component, is_reserved_view, is_scratch_name, Backing, Table,
+};
+
+/// Default byte budget for cached view contents.
+pub const DEFAULT_CACHE_BUDGET: usize = 256 << 20;
+
+/// How long the kernel may trust entries and attributes.
+pub const TTL: Duration = Duration::from_secs(1);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Symlink,
+    Fifo,
+    Socket,
+    CharDevice,
+    BlockDevice,
+}
+
+impl Kind {
+    fn of(ft: fs::FileType) -> Kind {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_dir() {
+            Kind::Dir
+        } else if ft.is_symlink() {
+            Kind::Symlink
+        } else if ft.is_fifo() {
+            Kind::Fifo
+        } else if ft.is_socket() {
+            Kind::Socket
+        } else if ft.is_char_device() {
+            Kind::CharDevice
+        } else if ft.is_block_device() {
+            Kind::BlockDevice
+        } else {
+            Kind::File
+        }
+    }
+}
+
+/// Attributes of a view node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attr {
+    pub ino: u64,
+    pub size: u64,
+    pub blocks: u64,
+    pub atime: SystemTime,
+    pub mtime: SystemTime,
+    pub ctime: SystemTime,
+    pub kind: Kind,
+    pub perm: u16,
+    pub nlink: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub rdev: u32,
+    pub blksize: u32,
+}
+
+/// A time given to `setattr`.
+#[derive(Debug, Clone, Copy)]
+pub enum SetTime {
+    Now,
+    At(SystemTime),
+}
+
+/// The changes of one `setattr`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SetAttr {
+    pub mode: Option<u32>,
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+    pub size: Option<u64>,
+    pub atime: Option<SetTime>,
+    pub mtime: Option<SetTime>,
+}
+
+/// A directory entry as listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    pub ino: u64,
+    pub kind: Kind,
+    pub name: OsString,
+}
+
+/// Answer to open/create.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opened {
+    pub fh: u64,
+    /// The kernel may keep its page cache: the content is unchanged since the last open.
+    pub keep_cache: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct StatFs {
+    pub blocks: u64,
+    pub bfree: u64,
+    pub bavail: u64,
+    pub files: u64,
+    pub ffree: u64,
+    pub bsize: u32,
+    pub namelen: u32,
+    pub frsize: u32,
+}
+
+/// Tuning knobs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub cache_budget: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            cache_budget: DEFAULT_CACHE_BUDGET,
+        }
+    }
+}
+
+struct Buffer {
+    data: Vec<u8>,
+    dirty: bool,
+    /// Bumped on every change, so a write-back only marks clean what it wrote.
+    generation: u64,
+    writers: u32,
+}
+
+enum Handle {
+    /// A file of the original, served through the view buffer/cache.
+    View {
+        ino: u64,
+        write: bool,
+    },
+    /// A scratch file: plain I/O on the private copy.
+    Direct {
+        file: Arc<File>,
+    },
+    Dir {
+        entries: Arc<Vec<DirEntry>>,
+    },
+}
+
+struct State {
+    table: Table,
+    buffers: HashMap<u64, Buffer>,
+    handles: HashMap<u64, Handle>,
+    next_fh: u64,
+}
+
+/// The view of one original tree.
+pub struct ViewFs {
+    root: PathBuf,
+    scratch: PathBuf,
+    transform: Arc<dyn Transform>,
+    cache: ContentCache,
+    state: Mutex<State>,
+    writeback: Mutex<()>,
+}
+
+fn to_time(secs: i64, nsecs: i64) -> SystemTime {
+    let nsecs = nsecs.clamp(0, 999_999_999) as u32;
+    if secs >= 0 {
+        SystemTime::UNIX_EPOCH + Duration::new(secs as u64, nsecs)
+    } else {
+        SystemTime::UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs()) + Duration::new(0, nsecs)
+    }
+}
+
+fn attr_from(ino: u64, m: &Metadata, size: u64) -> Attr {
+    Attr {
+        ino,
+        size,
+        blocks: size.div_ceil(512),
+        atime: to_time(m.atime(), m.atime_nsec()),
+        mtime: to_time(m.mtime(), m.mtime_nsec()),
+        ctime: to_time(m.ctime(), m.ctime_nsec()),
+        kind: Kind::of(m.file_type()),
+        perm: (m.mode() & 0o7777) as u16,
+        nlink: m.nlink() as u32,
+        uid: m.uid(),
+        gid: m.gid(),
+        rdev: m.rdev() as u32,
+        blksize: 4096,
+    }
+}
+
+impl ViewFs {
+    /// Build the view of `original`, keeping private files under `state`, and compute the
+    /// view of every regular file once, in parallel.
+    pub fn new(
+        original: &Path,
+        state: &Path,
+        transform: Arc<dyn Transform>,
+        options: Options,
+    ) -> FsResult<ViewFs> {
+        let root = original
+            .canonicalize()
+            .map_err(|e| FsError::io(format!("original {}", original.display()), e))?;
+        let scratch = state.join("scratch");
+        fs::create_dir_all(&scratch)
+            .map_err(|e| FsError::io(format!("scratch {}", scratch.display()), e))?;
+        let scratch = scratch
+            .canonicalize()
+            .map_err(|e| FsError::io(format!("scratch {}", scratch.display()), e))?;
+        let fs = ViewFs {
+            root,
+            scratch,
+            transform,
+            cache: ContentCache::new(options.cache_budget),
+            state: Mutex::new(State {
+                table: Table::new(),
+                buffers: HashMap::new(),
+                handles: HashMap::new(),
+                next_fh: 1,
+            }),
+            writeback: Mutex::new(()),
+        };
+        fs.scan();
+        Ok(fs)
+    }
+
+    /// The canonical original root.
+    pub fn original_root(&self) -> &Path {
+        &self.root
+    }
+
+    fn scan(&self) {
+        let mut files = Vec::new();
+        let mut dirs = vec![PathBuf::new()];
+        while let Some(d) = dirs.pop() {
+            let Ok(rd) = fs::read_dir(self.root.join(&d)) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let name = e.file_name();
+                if is_hidden_original(&name) {
+                    continue;
+                }
+                let Ok(ft) = e.file_type() else { continue };
+                if ft.is_dir() {
+                    dirs.push(d.join(&name));
+                } else if ft.is_file() {
+                    files.push(d.join(&name));
+                }
+            }
+        }
+        files.par_iter().for_each(|rel| {
+            if let Err(e) = self.view_bytes(rel) {
+                tracing::warn!("scan {}: {e}", rel.display());
+            }
+        });
+        tracing::info!(files = files.len(), cached = self.cache.used(), "scan done");
+    }
+
+    // ---------------------------------------------------------------- transform guards
+
+    fn to_view_content(&self, rel: &Path, bytes: &[u8]) -> FsResult<Vec<u8>> {
+        catch_unwind(AssertUnwindSafe(|| {
+            self.transform.content_to_view(rel, bytes)
+        }))
+        .map_err(|_| {
+            FsError::new(
+                libc::EIO,
+                format!("content_to_view panicked on {}", rel.display()),
+            )
+        })
+    }
+
+    fn to_original_content(
+        &self,
+        rel: &Path,
+        view: &[u8],
+        base: Option<&[u8]>,
+    ) -> FsResult<Vec<u8>> {
+        catch_unwind(AssertUnwindSafe(|| {
+            self.transform.content_to_original(rel, view, base)
+        }))
+        .map_err(|_| {
+            FsError::new(
+                libc::EIO,
+                format!("content_to_original panicked on {}", rel.display()),
+            )
+        })
+    }
+
+    fn to_original_name(&self, name: &OsStr) -> FsResult<OsString> {
+        let r = catch_unwind(AssertUnwindSafe(|| self.transform.name_to_original(name)))
+            .map_err(|_| FsError::new(libc::EINVAL, "name_to_original panicked"))?;
+        let orig = r?;
+        if !is_plain_component(&orig) {
+            return Err(FsError::new(
+                libc::EINVAL,
+                "name does not translate to one component",
+            ));
+        }
+        if is_hidden_original(&orig) {
+            return Err(FsError::new(
+                libc::EACCES,
+                "name translates to a hidden name",
+            ));
+        }
+        Ok(orig)
+    }
+
+    fn to_view_name(&self, name: &OsStr) -> Option<OsString> {
+        let v = catch_unwind(AssertUnwindSafe(|| self.transform.name_to_view(name))).ok()?;
+        // An entry whose name does not come back is unreachable; better not listed at all.
+        if !is_plain_component(&v) || is_scratch_name(&v) || is_reserved_view(&v) {
+            return None;
+        }
+        match self.to_original_name(&v) {
+            Ok(back) if back == name => Some(v),
+            _ => None,
+        }
+    }
+
+    // ---------------------------------------------------------------- paths
+
+    fn disk(&self, b: &Backing) -> PathBuf {
+        match b {
+            Backing::Original(p) => self.root.join(p),
+            Backing::Scratch(p) => self.scratch.join(p),
+        }
+    }
+
+    /// The backing of child `name` of a directory backed by `parent`.
+    fn child_backing(&self, parent: &Backing, name: &OsStr) -> FsResult<Backing> {
+        if !is_plain_component(name) {
+            return Err(FsError::new(libc::EINVAL, "not a plain name"));
+        }
+        match parent {
+            Backing::Scratch(_) => Ok(parent.join(name)),
+            Backing::Original(_) if is_reserved_view(name) => {
+                Err(FsError::new(libc::EACCES, "reserved name"))
+            }
+            Backing::Original(_) => Ok(parent.join(&self.to_original_name(name)?)),
+        }
+    }
+
+    fn node(&self, ino: u64) -> FsResult<(PathBuf, Backing)> {
+        let st = self.state.lock();
+        let n = st.table.get(ino).ok_or_else(FsError::noent)?;
+        if n.unlinked {
+            return Err(FsError::noent());
+        }
+        Ok((n.view.clone(), n.backing.clone()))
+    }
+
+    /// View path and backing of child `name` of directory `parent`.
+    fn child(&self, parent: u64, name: &OsStr) -> FsResult<(PathBuf, Backing)> {
+        let (pview, pback) = self.node(parent)?;
+        if !is_plain_component(name) {
+            return Err(FsError::new(libc::EINVAL, "not a plain name"));
+        }
+        let view = pview.join(name);
+        let back = match &pback {
+            Backing::Original(_) if is_scratch_name(name) && !is_reserved_view(name) => {
+                Backing::Scratch(view.clone())
+            }
+            _ => self.child_backing(&pback, name)?,
+        };
+        Ok((view, back))
+    }
+
+    /// Where a mutation of `b` really happens: the parent directory resolved, and refused
+    /// unless it stays inside its root. The last component is never followed.
+    fn safe_path(&self, b: &Backing) -> FsResult<PathBuf> {
+        let (base, rel) = match b {
+            Backing::Original(p) => (&self.root, p),
+            Backing::Scratch(p) => (&self.scratch, p),
+        };
+        let Some(name) = rel.file_name() else {
+            return Ok(base.clone());
+        };
+        let parent = base.join(rel.parent().unwrap_or(Path::new("")));
+        let canon = parent
+            .canonicalize()
+            .map_err(|e| FsError::io(format!("resolve {}", parent.display()), e))?;
+        if !canon.starts_with(base) {
+            return Err(FsError::new(
+                libc::EACCES,
+                format!("{} leaves its root", parent.display()),
+            ));
+        }
+        Ok(canon.join(name))
+    }
+
+    // ---------------------------------------------------------------- contents
+
+    /// View bytes of original file `rel`, from the cache when the original is unchanged.
+    fn view_bytes(&self, rel: &Path) -> FsResult<(Arc<Vec<u8>>, Stamp)> {
+        let path = self.root.join(rel);
+        let mut f = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+        let m = f
+            .metadata()
+            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
+        let stamp = Stamp::of(&m);
+        if let Some(b) = self.cache.get(rel, stamp) {
+            return Ok((b, stamp));
+        }
+        let mut raw = Vec::with_capacity(m.len() as usize);
+        f.read_to_end(&mut raw)
+            .map_err(|e| FsError::io(format!("read {}", path.display()), e))?;
+        // Stamp again after reading: a writer racing us must not get its half-written state
+        // cached under the final stamp.
+        let after = f.metadata().map(|m| Stamp::of(&m)).ok();
+        let view = Arc::new(self.to_view_content(rel, &raw)?);
+        if after == Some(stamp) {
+            self.cache.put(rel, stamp, view.clone());
+        }
+        Ok((view, stamp))
+    }
+
+    fn view_len(&self, rel: &Path, m: &Metadata) -> FsResult<u64> {
+        if let Some(n) = self.cache.view_len(rel, Stamp::of(m)) {
+            return Ok(n);
+        }
+        Ok(self.view_bytes(rel)?.0.len() as u64)
+    }
+
+    fn attr_of(&self, ino: u64, b: &Backing) -> FsResult<Attr> {
+        let path = self.disk(b);
+        let m = fs::symlink_metadata(&path)
+            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
+        if !m.is_file() {
+            return Ok(attr_from(ino, &m, m.len()));
+        }
+        if let Some(buf) = self.state.lock().buffers.get(&ino) {
+            return Ok(attr_from(ino, &m, buf.data.len() as u64));
+        }
+        let size = match b {
+            Backing::Original(rel) => self.view_len(rel, &m)?,
+            Backing::Scratch(_) => m.len(),
+        };
+        Ok(attr_from(ino, &m, size))
+    }
+
+    // ---------------------------------------------------------------- namespace
+
+    pub fn lookup(&self, parent: u64, name: &OsStr) -> FsResult<Attr> {
+        let (view, back) = self.child(parent, name).map_err(|e| {
+            if e.errno == libc::EACCES || e.errno == libc::EINVAL {
+                // Hidden and untranslatable names simply do not exist in the view.
+                FsError::new(libc::ENOENT, e.msg)
+            } else {
+                e
+            }
+        })?;
+        let path = self.disk(&back);
+        if let Err(e) = fs::symlink_metadata(&path) {
+            return Err(FsError::io(format!("lookup {}", path.display()), e));
+        }
+        let ino = self.state.lock().table.intern(view, back.clone());
+        self.attr_of(ino, &back)
+    }
+
+    /// Look a view-relative path up from the root (convenience for tests and tools).
+    pub fn lookup_path(&self, view: &Path) -> FsResult<Attr> {
+        let mut attr = self.getattr(ROOT_INO)?;
+        for c in view.components() {
+            attr = self.lookup(attr.ino, c.as_os_str())?;
+        }
+        Ok(attr)
+    }
+
+    pub fn getattr(&self, ino: u64) -> FsResult<Attr> {
+        let (_, back) = self.node(ino)?;
+        self.attr_of(ino, &back)
+    }
+
+    pub fn readlink(&self, ino: u64) -> FsResult<Vec<u8>> {
+        let (_, back) = self.node(ino)?;
+        let path = self.disk(&back);
+        let t = fs::read_link(&path)
+            .map_err(|e| FsError::io(format!("readlink {}", path.display()), e))?;
+        Ok(t.into_os_string().into_vec_bytes())
+    }
+
+    fn new_entry(&self, view: PathBuf, back: Backing) -> FsResult<Attr> {
+        let ino = self.state.lock().table.intern(view, back.clone());
+        self.attr_of(ino, &back)
+    }
+
+    /// Make sure a scratch directory's parents exist (they mirror view directories).
+    fn prepare(&self, back: &Backing) -> FsResult<()> {
+        if let Backing::Scratch(p) = back {
+            if let Some(parent) = p.parent() {
+                let d = self.scratch.join(parent);
+                fs::create_dir_all(&d)
+                    .map_err(|e| FsError::io(format!("mkdir {}", d.display()), e))?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn mkdir(&self, parent: u64, name: &OsStr, mode: u32, umask: u32) -> FsResult<Attr> {
+        let (view, back) = self.child(parent, name)?;
+        self.prepare(&back)?;
+        let path = self.safe_path(&back)?;
+        fs::create_dir(&path).map_err(|e| FsError::io(format!("mkdir {}", path.display()), e))?;
+        let _ = fs::set_permissions(&path, fs::Permissions::from_mode(mode & !umask & 0o7777));
+        self.new_entry(view, back)
+    }
+
+    pub fn symlink(&self, parent: u64, name: &OsStr, target: &Path) -> FsResult<Attr> {
+        let (view, back) = self.child(parent, name)?;
+        self.prepare(&back)?;
+        let path = self.safe_path(&back)?;
+        std::os::unix::fs::symlink(target, &path)
+            .map_err(|e| FsError::io(format!("symlink {}", path.display()), e))?;
+        self.new_entry(view, back)
+    }
+
+    pub fn unlink(&self, parent: u64, name: &OsStr) -> FsResult<()> {
+        let (view, back) = self.child(parent, name)?;
+        let path = self.safe_path(&back)?;
+        let m = fs::symlink_metadata(&path)
+            .map_err(|e| FsError::io(format!("unlink {}", path.display()), e))?;
+        if m.is_dir() {
+            return Err(FsError::new(libc::EISDIR, "unlink of a directory"));
+        }
+        fs::remove_file(&path).map_err(|e| FsError::io(format!("unlink {}", path.display()), e))?;
+        self.state.lock().table.remove(&view);
+        Ok(())
+    }
+
+    pub fn rmdir(&self, parent: u64, name: &OsStr) -> FsResult<()> {
+        let (view, back) = self.child(parent, name)?;
+        let path = self.safe_path(&back)?;
+        let m = fs::symlink_metadata(&path)
+            .map_err(|e| FsError::io(format!("rmdir {}", path.display()), e))?;
+        if !m.is_dir() {
+            return Err(FsError::new(libc::ENOTDIR, "rmdir of a non-directory"));
+        }
+        if let Backing::Original(_) = back {
+            // The view shows the directory empty when it only holds hidden byte-code caches;
+            // those are disposable, so rmdir must succeed as it would on the view.
+            let rd = fs::read_dir(&path)
+                .map_err(|e| FsError::io(format!("rmdir {}", path.display()), e))?;
+            let mut caches = Vec::new();
+            for e in rd.flatten() {
+                let n = e.file_name();
+                if n.as_bytes() == b".git" || !is_hidden_original(&n) {
+                    return Err(FsError::new(libc::ENOTEMPTY, "directory not empty"));
+                }
+                caches.push(e.path());
+            }
+            for c in caches {
+                let _ = if c.is_dir() {
+                    fs::remove_dir_all(&c)
+                } else {
+                    fs::remove_file(&c)
+                };
+            }
+            let _ = fs::remove_dir_all(self.scratch.join(&view));
+        }
+        fs::remove_dir(&path).map_err(|e| FsError::io(format!("rmdir {}", path.display()), e))?;
+        self.state.lock().table.remove(&view);
+        Ok(())
+    }
+
+    /// `flags` are renameat2 flags (RENAME_NOREPLACE honoured, RENAME_EXCHANGE refused).
+    pub fn rename(
+        &self,
+        parent: u64,
+        name: &OsStr,
+        newparent: u64,
+        newname: &OsStr,
+        flags: u32,
+    ) -> FsResult<()> {
+        if flags & !libc::RENAME_NOREPLACE != 0 {
+            return Err(FsError::new(libc::EINVAL, "unsupported rename flags"));
+        }
+        let (from_view, from_back) = self.child(parent, name)?;
+        let (to_view, to_back) = self.child(newparent, newname)?;
+        if std::mem::discriminant(&from_back) != std::mem::discriminant(&to_back) {
+            // Caches and the original are different stores; mv falls back to copy.
+            return Err(FsError::new(
+                libc::EXDEV,
+                "rename between original and scratch",
+            ));
+        }
+        if to_view.starts_with(&from_view) && to_view != from_view {
+            return Err(FsError::new(libc::EINVAL, "rename into itself"));
+        }
+        let _wb = self.writeback.lock();
+        self.prepare(&to_back)?;
+        let from = self.safe_path(&from_back)?;
+        let to = self.safe_path(&to_back)?;
+        let from_meta = fs::symlink_metadata(&from)
+            .map_err(|e| FsError::io(format!("rename {}", from.display()), e))?;
+        if flags & libc::RENAME_NOREPLACE != 0 && fs::symlink_metadata(&to).is_ok() {
+            return Err(FsError::new(libc::EEXIST, "target exists"));
+        }
+        // Keep what the view showed for a renamed file: contents are transformed by path, so
+        // the original is re-derived from the same view bytes under its new name (law 2).
+        let carried = match (&from_back, from_meta.is_file()) {
+            (Backing::Original(rel), true) => Some(self.view_bytes(rel)?.0),
+            _ => None,
+        };
+        fs::rename(&from, &to).map_err(|e| FsError::io(format!("rename {}", from.display()), e))?;
+        {
+            let mut st = self.state.lock();
+            if to_view != from_view {
+                st.table.remove(&to_view);
+            }
+            st.table.rename(&from_view, &to_view, &to_back);
+        }
+        if let Backing::Original(p) = &from_back {
+            self.cache.remove_tree(p);
+        }
+        if let Backing::Original(p) = &to_back {
+            self.cache.remove_tree(p);
+            if let Some(view) = carried {
+                self.rederive(p, &to, &view)?;
+            }
+            if from_meta.is_dir() {
+                let old = self.scratch.join(&from_view);
+                if old.exists() {
+                    let new = self.scratch.join(&to_view);
+                    if let Some(pp) = new.parent() {
+                        let _ = fs::create_dir_all(pp);
+                    }
+                    let _ = fs::remove_dir_all(&new);
+                    let _ = fs::rename(&old, &new);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Make original `rel` (at `path`) the inverse of `view` under its current name.
+    fn rederive(&self, rel: &Path, path: &Path, view: &Arc<Vec<u8>>) -> FsResult<()> {
+        let m = fs::symlink_metadata(path)
+            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
+        let base =
+            fs::read(path).map_err(|e| FsError::io(format!("read {}", path.display()), e))?;
+        let orig = self.to_original_content(rel, view, Some(&base))?;
+        if orig != base {
+            write_atomic(path, &orig, m.mode(), Some((m.uid(), m.gid())))
+                .map_err(|e| FsError::eio(format!("write {}", path.display()), e))?;
+        }
+        let m = fs::symlink_metadata(path)
+            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
+        self.cache.put(rel, Stamp::of(&m), view.clone());
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- directories
+
+    pub fn opendir(&self, ino: u64) -> FsResult<u64> {
+        let (view, back) = self.node(ino)?;
+        let path = self.disk(&back);
+        let mut names: Vec<(OsString, Backing, Kind)> = Vec::new();
+        let rd = fs::read_dir(&path)
+            .map_err(|e| FsError::io(format!("opendir {}", path.display()), e))?;
+        for e in rd.flatten() {
+            let orig = e.file_name();
+            let kind = e.file_type().map(Kind::of).unwrap_or(Kind::File);
+            match &back {
+                Backing::Scratch(_) => names.push((orig.clone(), back.join(&orig), kind)),
+                Backing::Original(_) => {
+                    if is_hidden_original(&orig) {
+                        continue;
+                    }
+                    if let Some(v) = self.to_view_name(&orig) {
+                        names.push((v, back.join(&orig), kind));
+                    }
+                }
+            }
+        }
+        if let Backing::Original(_) = back {
+            if let Ok(rd) = fs::read_dir(self.scratch.join(&view)) {
+                for e in rd.flatten() {
+                    let n = e.file_name();
+                    if is_scratch_name(&n) {
+                        let kind = e.file_type().map(Kind::of).unwrap_or(Kind::File);
+                        names.push((n.clone(), Backing::Scratch(view.join(&n)), kind));
+                    }
+                }
+            }
+        }
+        names.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        names.dedup_by(|a, b| a.0 == b.0);
+        let mut st = self.state.lock();
+        let parent_ino = view
+            .parent()
+            .and_then(|p| st.table.ino_of(p))
+            .unwrap_or(ROOT_INO);
+        let mut entries = vec![
+            DirEntry {
+                ino,
+                kind: Kind::Dir,
+                name: ".".into(),
+            },
+            DirEntry {
+                ino: parent_ino,
+                kind: Kind::Dir,
+                name: "..".into(),
+            },
+        ];
+        for (name, b, kind) in names {
+            let ino = st.table.intern(view.join(&name), b);
+            entries.push(DirEntry { ino, kind, name });
+        }
+        let fh = st.next_fh;
+        st.next_fh += 1;
+        st.handles.insert(
+            fh,
+            Handle::Dir {
+                entries: Arc::new(entries),
+            },
+        );
+        Ok(fh)
+    }
+
+    /// Entries after `offset`, each with the offset to resume after it. The listing is a
+    /// snapshot taken at opendir, so offsets are stable for the whole stream.
+    pub fn readdir(&self, fh: u64, offset: u64) -> FsResult<Vec<(u64, DirEntry)>> {
+        let entries = match self.state.lock().handles.get(&fh) {
+            Some(Handle::Dir { entries }) => entries.clone(),
+            _ => return Err(FsError::new(libc::EBADF, "not a directory handle")),
+        };
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        Ok(entries
+            .iter()
+            .enumerate()
+            .skip(start)
+            .map(|(i, e)| (i as u64 + 1, e.clone()))
+            .collect())
+    }
+
+    pub fn releasedir(&self, fh: u64) {
+        self.state.lock().handles.remove(&fh);
+    }
+
+    // ---------------------------------------------------------------- files
+
+    pub fn open(&self, ino: u64, flags: i32) -> FsResult<Opened> {
+        let (_, back) = self.node(ino)?;
+        let write = flags & libc::O_ACCMODE != libc::O_RDONLY;
+        let trunc = write && flags & libc::O_TRUNC != 0;
+        match back {
+            Backing::Scratch(_) => {
+                let path = self.safe_path(&back)?;
+                let f = fs::OpenOptions::new()
+                    .read(true)
+                    .write(write)
+                    .truncate(trunc)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(&path)
+                    .or_else(|e| if write { Err(e) } else { fs::File::open(&path) })
+                    .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+                Ok(self.add_handle(Handle::Direct { file: Arc::new(f) }, false))
+            }
+            Backing::Original(rel) => {
+                let path = self.disk(&Backing::Original(rel.clone()));
+                let m = fs::symlink_metadata(&path)
+                    .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+                if m.is_dir() {
+                    return Err(FsError::new(libc::EISDIR, "open of a directory"));
+                }
+                let stamp = Stamp::of(&m);
+                let mut st = self.state.lock();
+                let keep = st.table.get(ino).and_then(|n| n.open_stamp) == Some(stamp)
+                    && !st.buffers.contains_key(&ino);
+                if let Some(n) = st.table.get_mut(ino) {
+                    n.open_stamp = Some(stamp);
+                }
+                if write {
+                    if let Some(b) = st.buffers.get_mut(&ino) {
+                        b.writers += 1;
+                        if trunc {
+                            b.data.clear();
+                            b.dirty = true;
+                            b.generation += 1;
+                        }
+                    } else {
+                        drop(st);
+                        let data = if trunc {
+                            Vec::new()
+                        } else {
+                            self.view_bytes(&rel)?.0.to_vec()
+                        };
+                        st = self.state.lock();
+                        let b = st.buffers.entry(ino).or_insert(Buffer {
+                            data,
+                            dirty: trunc,
+                            generation: 0,
+                            writers: 0,
+                        });
+                        b.writers += 1;
+                    }
+                }
+                drop(st);
+                let keep = keep && !write;
+                Ok(self.add_handle(Handle::View { ino, write }, keep))
+            }
+        }
+    }
+
+    fn add_handle(&self, h: Handle, keep_cache: bool) -> Opened {
+        let mut st = self.state.lock();
+        let fh = st.next_fh;
+        st.next_fh += 1;
+        st.handles.insert(fh, h);
+        Opened { fh, keep_cache }
+    }
+
+    /// Create and open a regular file (`flags` as given to open(2)).
+    pub fn create(
+        &self,
+        parent: u64,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        flags: i32,
+    ) -> FsResult<(Attr, Opened)> {
+        let (view, back) = self.child(parent, name)?;
+        self.prepare(&back)?;
+        let path = self.safe_path(&back)?;
+        let perm = mode & !umask & 0o7777;
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(perm)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+        {
+            Ok(f) => {
+                let _ = f.set_permissions(fs::Permissions::from_mode(perm));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && flags & libc::O_EXCL == 0 => {}
+            Err(e) => return Err(FsError::io(format!("create {}", path.display()), e)),
+        }
+        let ino = self.state.lock().table.intern(view, back);
+        let opened = self.open(ino, (flags & !libc::O_ACCMODE) | libc::O_RDWR)?;
+        let attr = self.getattr(ino)?;
+        Ok((attr, opened))
+    }
+
+    pub fn read(&self, ino: u64, fh: u64, offset: u64, size: u32) -> FsResult<Vec<u8>> {
+        let st = self.state.lock();
+        match st.handles.get(&fh) {
+            Some(Handle::Direct { file, .. }) => {
+                let file = file.clone();
+                drop(st);
+                let mut buf = vec![0u8; size as usize];
+                let mut got = 0;
+                while got < buf.len() {
+                    match file.read_at(&mut buf[got..], offset + got as u64) {
+                        Ok(0) => break,
+                        Ok(n) => got += n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(FsError::io("read scratch", e)),
+                    }
+                }
+                buf.truncate(got);
+                Ok(buf)
+            }
+            Some(Handle::View { ino: hino, .. }) if *hino == ino => {
+                if let Some(b) = st.buffers.get(&ino) {
+                    return Ok(slice(&b.data, offset, size));
+                }
+                let back = st.table.get(ino).map(|n| n.backing.clone());
+                drop(st);
+                match back {
+                    Some(Backing::Original(rel)) => {
+                        Ok(slice(&self.view_bytes(&rel)?.0, offset, size))
+                    }
+                    _ => Err(FsError::noent()),
+                }
+            }
+            _ => Err(FsError::new(libc::EBADF, "bad file handle")),
+        }
+    }
+
+    pub fn write(&self, ino: u64, fh: u64, offset: u64, data: &[u8]) -> FsResult<u32> {
+        let mut st = self.state.lock();
+        match st.handles.get(&fh) {
+            Some(Handle::Direct { file, .. }) => {
+                let file = file.clone();
+                drop(st);
+                file.write_all_at(data, offset)
+                    .map_err(|e| FsError::io("write scratch", e))?;
+                Ok(data.len() as u32)
+            }
+            Some(Handle::View {
+                ino: hino,
+                write: true,
+            }) if *hino == ino => {
+                let b = st
+                    .buffers
+                    .get_mut(&ino)
+                    .ok_or_else(|| FsError::new(libc::EBADF, "no buffer"))?;
+                let start =
+                    usize::try_from(offset).map_err(|_| FsError::new(libc::EFBIG, "offset"))?;
+                let end = start
+                    .checked_add(data.len())
+                    .ok_or_else(|| FsError::new(libc::EFBIG, "offset"))?;
+                if end > b.data.len() {
+                    b.data.resize(end, 0);
+                }
+                b.data[start..end].copy_from_slice(data);
+                b.dirty = true;
+                b.generation += 1;
+                Ok(data.len() as u32)
+            }
+            Some(Handle::View { .. }) => Err(FsError::new(libc::EBADF, "not open for writing")),
+            _ => Err(FsError::new(libc::EBADF, "bad file handle")),
+        }
+    }
+
+    pub fn flush(&self, ino: u64, _fh: u64) -> FsResult<()> {
+        self.flush_ino(ino)
+    }
+
+    pub fn fsync(&self, ino: u64, fh: u64) -> FsResult<()> {
+        let direct = match self.state.lock().handles.get(&fh) {
+            Some(Handle::Direct { file, .. }) => Some(file.clone()),
+            _ => None,
+        };
+        if let Some(f) = direct {
+            return f.sync_all().map_err(|e| FsError::io("fsync scratch", e));
+        }
+        self.flush_ino(ino)
+    }
+
+    pub fn release(&self, ino: u64, fh: u64) -> FsResult<()> {
+        let h = self.state.lock().handles.remove(&fh);
+        if let Some(Handle::View { write: true, .. }) = h {
+            let result = self.flush_ino(ino);
+            let mut st = self.state.lock();
+            if let Some(b) = st.buffers.get_mut(&ino) {
+                b.writers = b.writers.saturating_sub(1);
+                // A buffer that could not be written back stays: it is the only copy.
+                if b.writers == 0 && !b.dirty {
+                    st.buffers.remove(&ino);
+                }
+            }
+            return result;
+        }
+        Ok(())
+    }
+
+    /// Write every dirty buffer back (at unmount). Returns the first error.
+    pub fn flush_all(&self) -> FsResult<()> {
+        let inos: Vec<u64> = self.state.lock().buffers.keys().copied().collect();
+        let mut first = Ok(());
+        for ino in inos {
+            if let Err(e) = self.flush_ino(ino) {
+                tracing::error!("flush at unmount: {e}");
+                if first.is_ok() {
+                    first = Err(e);
+                }
+            }
+        }
+        first
+    }
+
+    /// Write the buffer of `ino` back to the original if dirty.
+    fn flush_ino(&self, ino: u64) -> FsResult<()> {
+        let _wb = self.writeback.lock();
+        let (rel, data, generation) = {
+            let mut st = self.state.lock();
+            let Some(node) = st.table.get(ino) else {
+                return Ok(());
+            };
+            let unlinked = node.unlinked;
+            let backing = node.backing.clone();
+            let Some(b) = st.buffers.get_mut(&ino) else {
+                return Ok(());
+            };
+            if !b.dirty {
+                return Ok(());
+            }
+            if unlinked {
+                // Deleted or replaced while open: the data has no name left to go to.
+                b.dirty = false;
+                return Ok(());
+            }
+            let Backing::Original(rel) = backing else {
+                b.dirty = false;
+                return Ok(());
+            };
+            (rel, b.data.clone(), b.generation)
+        };
+        let path = self
+            .safe_path(&Backing::Original(rel.clone()))
+            .map_err(|e| FsError::new(libc::EIO, e.msg))?;
+        let (base, mode, owner) = match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(FsError::new(
+                    libc::EACCES,
+                    format!("{} became a symlink", path.display()),
+                ))
+            }
+            Ok(m) => {
+                let base = fs::read(&path)
+                    .map_err(|e| FsError::eio(format!("read {}", path.display()), e))?;
+                (Some(base), m.mode(), Some((m.uid(), m.gid())))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (None, 0o644, None),
+            Err(e) => return Err(FsError::eio(format!("stat {}", path.display()), e)),
+        };
+        let orig = self.to_original_content(&rel, &data, base.as_deref())?;
+        if base.as_deref() != Some(orig.as_slice()) {
+            write_atomic(&path, &orig, mode, owner)
+                .map_err(|e| FsError::eio(format!("write back {}", path.display()), e))?;
+        }
+        let m = fs::symlink_metadata(&path)
+            .map_err(|e| FsError::eio(format!("stat {}", path.display()), e))?;
+        self.cache.put(&rel, Stamp::of(&m), Arc::new(data));
+        let mut st = self.state.lock();
+        if let Some(b) = st.buffers.get_mut(&ino) {
+            if b.generation == generation {
+                b.dirty = false;
+            }
+        }
+        if let Some(n) = st.table.get_mut(ino) {
+            n.open_stamp = None;
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- attributes
+
+    pub fn setattr(&self, ino: u64, set: SetAttr) -> FsResult<Attr> {
+        let (_, back) = self.node(ino)?;
+        let path = self.safe_path(&back)?;
+        let m = fs::symlink_metadata(&path)
+            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
+        if m.file_type().is_symlink() && (set.mode.is_some() || set.size.is_some()) {
+            return Err(FsError::new(libc::EACCES, "will not follow a symlink"));
+        }
+        if let Some(size) = set.size {
+            if m.is_dir() {
+                return Err(FsError::new(libc::EISDIR, "truncate of a directory"));
+            }
+            self.truncate(ino, &back, &path, size)?;
+        }
+        if let Some(mode) = set.mode {
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode & 0o7777))
+                .map_err(|e| FsError::io(format!("chmod {}", path.display()), e))?;
+        }
+        if set.uid.is_some() || set.gid.is_some() {
+            std::os::unix::fs::lchown(&path, set.uid, set.gid)
+                .map_err(|e| FsError::io(format!("chown {}", path.display()), e))?;
+        }
+        if set.atime.is_some() || set.mtime.is_some() {
+            set_times(&path, set.atime, set.mtime)
+                .map_err(|e| FsError::io(format!("utimens {}", path.display()), e))?;
+        }
+        self.attr_of(ino, &back)
+    }
+
+    fn truncate(&self, ino: u64, back: &Backing, path: &Path, size: u64) -> FsResult<()> {
+        let len = usize::try_from(size).map_err(|_| FsError::new(libc::EFBIG, "size"))?;
+        let Backing::Original(rel) = back else {
+            let f = fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(path)
+                .map_err(|e| FsError::io(format!("truncate {}", path.display()), e))?;
+            return f
+                .set_len(size)
+                .map_err(|e| FsError::io(format!("truncate {}", path.display()), e));
+        };
+        let open = {
+            let mut st = self.state.lock();
+            match st.buffers.get_mut(&ino) {
+                Some(b) => {
+                    b.data.resize(len, 0);
+                    b.dirty = true;
+                    b.generation += 1;
+                    true
+                }
+                None => false,
+            }
+        };
+        if open {
+            return Ok(());
+        }
+        // No writer holds this file: apply the truncation to the original right away.
+        let mut data = self.view_bytes(rel)?.0.to_vec();
+        data.resize(len, 0);
+        {
+            let mut st = self.state.lock();
+            st.buffers.insert(
+                ino,
+                Buffer {
+                    data,
+                    dirty: true,
+                    generation: 0,
+                    writers: 0,
+                },
+            );
+        }
+        let r = self.flush_ino(ino);
+        let mut st = self.state.lock();
+        if let Some(b) = st.buffers.get(&ino) {
+            if b.writers == 0 && (!b.dirty || r.is_err()) {
+                // A failed immediate truncate is reported, not retried behind the caller's back.
+                st.buffers.remove(&ino);
+            }
+        }
+        r
+    }
+
+    pub fn statfs(&self) -> FsResult<StatFs> {
+        let c = std::ffi::CString::new(self.root.as_os_str().as_bytes())
+            .map_err(|_| FsError::new(libc::EINVAL, "root path has NUL"))?;
+        // SAFETY: `c` is a valid NUL-terminated path; `s` is a plain-old-data out parameter
+        // that statvfs fills completely on success and that we read only then.
+        let s = unsafe {
+            let mut s: libc::statvfs = std::mem::zeroed();
+            if libc::statvfs(c.as_ptr(), &mut s) != 0 {
+                return Err(FsError::io("statvfs", io::Error::last_os_error()));
+            }
+            s
+        };
+        Ok(StatFs {
+            blocks: s.f_blocks,
+            bfree: s.f_bfree,
+            bavail: s.f_bavail,
+            files: s.f_files,
+            ffree: s.f_ffree,
+            bsize: s.f_bsize as u32,
+            namelen: s.f_namemax as u32,
+            frsize: s.f_frsize as u32,
+        })
+    }
+}
+
+fn slice(data: &[u8], offset: u64, size: u32) -> Vec<u8> {
+    let start = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(data.len());
+    let end = start.saturating_add(size as usize).min(data.len());
+    data[start..end].to_vec()
+}
+
+fn timespec(t: Option<SetTime>) -> libc::timespec {
+    match t {
+        None => libc::timespec {
+            tv_sec: 0,
+            tv_nsec: libc::UTIME_OMIT,
+        },
+        Some(SetTime::Now) => libc::timespec {
+            tv_sec: 0,
+            tv_nsec: libc::UTIME_NOW,
+        },
+        Some(SetTime::At(t)) => match t.duration_since(SystemTime::UNIX_EPOCH) {
+            Ok(d) => libc::timespec {
+                tv_sec: d.as_secs() as libc::time_t,
+                tv_nsec: d.subsec_nanos() as _,
+            },
+            Err(e) => {
+                let d = e.duration();
+                libc::timespec {
+                    tv_sec: -(d.as_secs() as libc::time_t),
+                    tv_nsec: 0,
+                }
+            }
+        },
+    }
+}
+
+fn set_times(path: &Path, atime: Option<SetTime>, mtime: Option<SetTime>) -> io::Result<()> {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    let times = [timespec(atime), timespec(mtime)];
+    // SAFETY: `c` is NUL-terminated and `times` is a two-element array, as utimensat requires;
+    // AT_SYMLINK_NOFOLLOW keeps the call on the link itself.
+    let r = unsafe {
+        libc::utimensat(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            times.as_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+trait IntoVecBytes {
+    fn into_vec_bytes(self) -> Vec<u8>;
+}
+
+impl IntoVecBytes for OsString {
+    fn into_vec_bytes(self) -> Vec<u8> {
+        use std::os::unix::ffi::OsStringExt;
+        self.into_vec()
+    }
+}

@@ -28,6 +28,10 @@ pub enum FreezeReason {
     Short,
     /// Listed in the user's `--freeze` file.
     User,
+    /// Used in a string fragment that builds names at run time.
+    Dynamic,
+    /// `__name__` runs: Python's own protocol.
+    Dunder,
 }
 
 /// Python keywords and soft keywords (3.12).
@@ -235,8 +239,10 @@ pub struct Findings {
     pub seen_tokens: BTreeSet<String>,
     /// Tokens to map.
     pub owned_tokens: BTreeSet<String>,
-    /// Runs owned by the repository (code runs not frozen).
+    /// Owned runs that will be renamed (at least one token is mapped).
     pub owned_runs: BTreeSet<String>,
+    /// Owned runs that stay as they are (frozen, or every token frozen or too short).
+    pub frozen_owned: BTreeSet<String>,
 }
 
 /// Inputs of the policy.
@@ -257,6 +263,8 @@ pub struct PolicyInput<'a> {
     pub tree_modules: &'a BTreeSet<String>,
     /// User freeze list entries.
     pub user: &'a [String],
+    /// Names the repository's Python files define (see `defs`).
+    pub defined: &'a BTreeSet<String>,
 }
 
 /// Whether a top-level imported module is outside the repository: not one of its import
@@ -268,11 +276,73 @@ pub fn is_outside_module(top: &str, input: &PolicyInput<'_>) -> bool {
     input.env_modules.contains(top) || !input.tree_modules.contains(top)
 }
 
+/// Tokens of string fragments that build names at run time: `"clean_%s"`, `"visit_" + name`,
+/// `f"get_{field}_display"`, `"%s_id"`. A run in a string that touches a format placeholder
+/// (`%`, `{`, `}`), ends with `_`, or is the edge of a literal joined with `+`, names a family
+/// of identifiers whose other half is only known at run time; renaming its tokens would break
+/// the lookup.
+pub fn dynamic_fragment_tokens(src: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in lexer::python_runs(src) {
+        if r.class != Class::String {
+            continue;
+        }
+        let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
+            continue;
+        };
+        let before = r.start.checked_sub(1).map(|i| src[i]);
+        let after = src.get(r.end).copied();
+        let placeholder =
+            matches!(before, Some(b'%' | b'{' | b'}')) || matches!(after, Some(b'%' | b'{' | b'}'));
+        let open_end = run.ends_with('_')
+            || (run.starts_with('_') && matches!(before, Some(b'"' | b'\'' | b'}')));
+        let joined = (matches!(after, Some(b'"' | b'\''))
+            && next_code_byte(src, r.end + 1) == Some(b'+'))
+            || (matches!(before, Some(b'"' | b'\''))
+                && prev_code_byte(src, r.start - 1) == Some(b'+'));
+        if placeholder || open_end || joined {
+            // `%s_id`: the first letter after `%` is the conversion, not a name part.
+            let skip = usize::from(before == Some(b'%'));
+            out.extend(
+                all_tokens(run)
+                    .skip(skip)
+                    .filter(|t| t.len() >= MIN_TOKEN_LEN),
+            );
+        }
+    }
+    out
+}
+
+fn next_code_byte(src: &[u8], mut i: usize) -> Option<u8> {
+    while i < src.len() && (src[i] == b' ' || src[i] == b'\t') {
+        i += 1;
+    }
+    src.get(i).copied()
+}
+
+fn prev_code_byte(src: &[u8], i: usize) -> Option<u8> {
+    // `i` is the index of the opening quote; skip a string prefix and spaces before it.
+    let mut j = i;
+    while j > 0 && src[j - 1].is_ascii_alphabetic() && i - (j - 1) <= 2 {
+        j -= 1;
+    }
+    while j > 0 && (src[j - 1] == b' ' || src[j - 1] == b'\t') {
+        j -= 1;
+    }
+    j.checked_sub(1).map(|k| src[k])
+}
+
 /// Run the policy over a repository.
 pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     let mut f = Findings::default();
     for t in TOOL_TOKENS {
         f.frozen_tokens.insert(t.to_string(), FreezeReason::Tool);
+    }
+    for k in KEYWORDS {
+        f.frozen_runs.insert(k.to_string(), FreezeReason::Keyword);
+    }
+    for t in TOOL_RUNS {
+        f.frozen_runs.insert(t.to_string(), FreezeReason::Tool);
     }
     for u in input.user {
         f.frozen_runs.insert(u.clone(), FreezeReason::User);
@@ -295,6 +365,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                         .or_insert(FreezeReason::Imported);
                 }
             }
+        }
+        for t in dynamic_fragment_tokens(src) {
+            f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
         }
         for r in lexer::python_runs(src) {
             let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
@@ -319,35 +392,26 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             }
         }
     }
-    // Module names (file stems, package dirs) count as code identifiers: imports name them.
-    let mut module_runs = BTreeSet::new();
     for n in &input.names {
         for r in lexer::text_runs(n.as_bytes()) {
-            let run = &n[r.start..r.end];
-            for t in all_tokens(run) {
+            for t in all_tokens(&n[r.start..r.end]) {
                 f.seen_tokens.insert(t);
             }
         }
     }
-    for m in input.tree_modules {
-        module_runs.insert(m.clone());
-    }
-    for run in f.code_runs.iter().chain(module_runs.iter()) {
-        let reason = if is_keyword(run) {
-            Some(FreezeReason::Keyword)
-        } else if is_tool_run(run) {
-            Some(FreezeReason::Tool)
-        } else if f.frozen_runs.contains_key(run) {
-            None // already frozen (imported or user)
-        } else if input.env_names.contains(run) {
-            Some(FreezeReason::Outside)
-        } else {
-            None
-        };
-        if let Some(reason) = reason {
-            f.frozen_runs.insert(run.clone(), reason);
+    // Owned: what the repository defines, plus its module names (file stems, packages).
+    let owned: BTreeSet<&String> = input
+        .defined
+        .iter()
+        .chain(input.tree_modules.iter())
+        .collect();
+    for run in owned {
+        if let Some(reason) = freeze_reason(run, input, &f) {
+            f.frozen_runs.entry(run.clone()).or_insert(reason);
+            f.frozen_owned.insert(run.clone());
+            continue;
         }
-        if f.frozen_runs.contains_key(run) || is_dunder(run) {
+        if is_dunder(run) {
             continue;
         }
         let mut any = false;
@@ -359,10 +423,32 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
         if any {
             f.owned_runs.insert(run.clone());
+        } else {
+            f.frozen_owned.insert(run.clone());
         }
     }
-    f.code_runs.extend(module_runs);
+    // Module names count as code identifiers: imports and strings name them.
+    f.code_runs.extend(input.tree_modules.iter().cloned());
     f
+}
+
+/// Why an owned run must not be renamed, if it must not.
+pub fn freeze_reason(run: &str, input: &PolicyInput<'_>, f: &Findings) -> Option<FreezeReason> {
+    if is_dunder(run) {
+        Some(FreezeReason::Dunder)
+    } else if is_keyword(run) {
+        Some(FreezeReason::Keyword)
+    } else if is_tool_run(run) {
+        Some(FreezeReason::Tool)
+    } else if let Some(r) = f.frozen_runs.get(run) {
+        Some(*r)
+    } else if input.env_names.contains(run) {
+        Some(FreezeReason::Outside)
+    } else if owned_tokens(run).next().is_none() {
+        Some(FreezeReason::Short)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -409,6 +495,7 @@ mod tests {
             env_names: &names,
             tree_modules: &tree,
             user: &[],
+            defined: &names,
         };
         // A tests/os/ folder does not make `import os` the repository's own.
         assert!(is_outside_module("os", &input));
@@ -424,6 +511,7 @@ mod tests {
         let env = set(&["json"]);
         let tree = set(&["shop", "cart_items"]);
         let names = set(&["dumps", "get"]);
+        let defined = set(&["CartTotal", "setUp", "self", "price_total", "get"]);
         let src: &[u8] = b"import json\nfrom json import dumps\nclass CartTotal:\n    def setUp(self):\n        return json.dumps(self.get(), price_total=1)\n";
         let input = PolicyInput {
             python: vec![("shop/cart_items.py", src)],
@@ -434,11 +522,13 @@ mod tests {
             env_names: &names,
             tree_modules: &tree,
             user: &["price_total".to_string()],
+            defined: &defined,
         };
         let f = analyze(&input);
         assert_eq!(f.frozen_runs["json"], FreezeReason::Imported);
         assert_eq!(f.frozen_runs["dumps"], FreezeReason::Imported);
         assert_eq!(f.frozen_runs["get"], FreezeReason::Outside);
+        assert!(f.frozen_owned.contains("get"));
         assert_eq!(f.frozen_runs["setUp"], FreezeReason::Tool);
         assert_eq!(f.frozen_runs["class"], FreezeReason::Keyword);
         assert_eq!(f.frozen_runs["price_total"], FreezeReason::User);
@@ -447,5 +537,32 @@ mod tests {
         assert!(f.owned_tokens.contains("cart") && f.owned_tokens.contains("total"));
         assert!(!f.owned_tokens.contains("test"));
         assert!(f.seen_tokens.contains("dumps"));
+    }
+}
+
+#[cfg(test)]
+mod dynamic_tests {
+    use super::*;
+
+    #[test]
+    fn fragments_that_build_names_are_found() {
+        let src = br#"
+a = getattr(self, "clean_%s" % name)
+b = getattr(v, "visit_" + kind)
+c = f"get_{field}_display"
+d = "%s_ident" % x
+e = kind + "_suffix"
+g = "plain words only"
+h = "prefix" + tail
+"#;
+        let t = dynamic_fragment_tokens(src);
+        for w in [
+            "clean", "visit", "get", "display", "ident", "suffix", "prefix",
+        ] {
+            assert!(t.iter().any(|x| x == w), "missing {w}: {t:?}");
+        }
+        for w in ["plain", "words", "only"] {
+            assert!(!t.iter().any(|x| x == w), "unexpected {w}");
+        }
     }
 }

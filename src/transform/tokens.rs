@@ -7,7 +7,7 @@
 //! letters rendered in the same shape gives a run that splits at exactly the same places
 //! (a lower token only follows a non-letter; a Title token keeps its upper-then-lower edge; an
 //! UPPER token followed by a Title token keeps the "last capital starts the next token" edge).
-//! That is why the swap can be undone token by token: see the proptest `resplit_is_stable`.
+//! That is why the swap can be undone token by token: see the property test `image_resplits_with_the_same_pieces` in tests/transform_props.rs.
 
 /// The case shape of a letter token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

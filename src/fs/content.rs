@@ -1,0 +1,164 @@
+//! View contents of original files, keyed by original-relative path.
+//!
+//! Guarantees: a cached entry is only ever served for the exact original it was computed
+//! from. Each entry is tagged with a [`Stamp`] (mtime, ctime, size, inode of the original);
+//! callers pass the stamp they just observed and get a hit only when it matches, so a file
+//! changed behind our back is recomputed, never served stale or truncated. Sizes are kept for
+//! every file ever seen; bytes are kept under an LRU byte budget.
+
+use std::collections::HashMap;
+use std::fs::Metadata;
+use std::io;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use lru::LruCache;
+use parking_lot::Mutex;
+
+/// Identity of one version of an original file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+    size: u64,
+    ino: u64,
+}
+
+impl Stamp {
+    pub fn of(m: &Metadata) -> Stamp {
+        Stamp {
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+            size: m.size(),
+            ino: m.ino(),
+        }
+    }
+}
+
+struct Inner {
+    meta: HashMap<PathBuf, (Stamp, u64)>,
+    bytes: LruCache<PathBuf, (Stamp, Arc<Vec<u8>>)>,
+    used: usize,
+}
+
+pub struct ContentCache {
+    budget: usize,
+    inner: Mutex<Inner>,
+}
+
+impl ContentCache {
+    pub fn new(budget: usize) -> Self {
+        ContentCache {
+            budget,
+            inner: Mutex::new(Inner {
+                meta: HashMap::new(),
+                bytes: LruCache::unbounded(),
+                used: 0,
+            }),
+        }
+    }
+
+    /// View length of `rel` if known for this exact version of the original.
+    pub fn view_len(&self, rel: &Path, stamp: Stamp) -> Option<u64> {
+        let inner = self.inner.lock();
+        match inner.meta.get(rel) {
+            Some((s, len)) if *s == stamp => Some(*len),
+            _ => None,
+        }
+    }
+
+    pub fn get(&self, rel: &Path, stamp: Stamp) -> Option<Arc<Vec<u8>>> {
+        let mut inner = self.inner.lock();
+        match inner.bytes.get(rel) {
+            Some((s, b)) if *s == stamp => Some(b.clone()),
+            _ => None,
+        }
+    }
+
+    pub fn put(&self, rel: &Path, stamp: Stamp, view: Arc<Vec<u8>>) {
+        let mut inner = self.inner.lock();
+        inner
+            .meta
+            .insert(rel.to_path_buf(), (stamp, view.len() as u64));
+        if let Some((_, old)) = inner.bytes.pop(rel) {
+            inner.used -= old.len();
+        }
+        if view.len() > self.budget {
+            return;
+        }
+        inner.used += view.len();
+        inner.bytes.put(rel.to_path_buf(), (stamp, view));
+        while inner.used > self.budget {
+            match inner.bytes.pop_lru() {
+                Some((_, (_, b))) => inner.used -= b.len(),
+                None => break,
+            }
+        }
+    }
+
+    /// Forget `rel` and everything below it.
+    pub fn remove_tree(&self, rel: &Path) {
+        let mut inner = self.inner.lock();
+        inner.meta.retain(|k, _| !k.starts_with(rel));
+        let doomed: Vec<PathBuf> = inner
+            .bytes
+            .iter()
+            .filter(|(k, _)| k.starts_with(rel))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in doomed {
+            if let Some((_, b)) = inner.bytes.pop(&k) {
+                inner.used -= b.len();
+            }
+        }
+    }
+
+    /// Bytes currently held (for tests and logs).
+    pub fn used(&self) -> usize {
+        self.inner.lock().used
+    }
+}
+
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Prefix of our temporary files in original directories; hidden from the view.
+pub const TMP_PREFIX: &str = ".schrodinger-tmp.";
+
+/// Replace `path` with `bytes` atomically: a temporary file in the same directory, synced,
+/// then renamed over `path`. A crash leaves either the old or the new file, never a mix;
+/// the temporary is removed on every error path we survive.
+pub fn write_atomic(
+    path: &Path,
+    bytes: &[u8],
+    mode: u32,
+    owner: Option<(u32, u32)>,
+) -> io::Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+    let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!("{TMP_PREFIX}{}.{n}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        if let Some((uid, gid)) = owner {
+            // Best effort: only root may give files away, and losing ownership is not data loss.
+            let _ = std::os::unix::fs::fchown(&f, Some(uid), Some(gid));
+        }
+        f.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

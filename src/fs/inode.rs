@@ -1,0 +1,209 @@
+//! Inode table: view-relative path <-> inode number, with where each node lives.
+//!
+//! A node's backing is a pure function of its view path (names translated component by
+//! component, scratch names routed to the private tree), so the table is only a cache of
+//! that function plus stable numbers; renames move whole subtrees. Inode numbers are never
+//! reused while mounted (forget is ignored), so a stale number can only miss, not alias.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::content::TMP_PREFIX;
+
+pub const ROOT_INO: u64 = 1;
+
+/// Where a node's bytes live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backing {
+    /// Relative to the original root, in original names.
+    Original(PathBuf),
+    /// Relative to the scratch root, in view names (tool-generated caches).
+    Scratch(PathBuf),
+}
+
+impl Backing {
+    pub fn join(&self, name: &OsStr) -> Backing {
+        match self {
+            Backing::Original(p) => Backing::Original(p.join(name)),
+            Backing::Scratch(p) => Backing::Scratch(p.join(name)),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub view: PathBuf,
+    pub backing: Backing,
+    /// Removed or renamed over: pending write-backs of open handles are dropped, never
+    /// resurrect the file.
+    pub unlinked: bool,
+    /// Stamp of the original at the last open, when the kernel page cache still holds
+    /// exactly what we would serve again.
+    pub open_stamp: Option<super::content::Stamp>,
+}
+
+pub struct Table {
+    nodes: HashMap<u64, Node>,
+    by_view: HashMap<PathBuf, u64>,
+    next: u64,
+}
+
+impl Table {
+    pub fn new() -> Self {
+        let mut t = Table {
+            nodes: HashMap::new(),
+            by_view: HashMap::new(),
+            next: ROOT_INO + 1,
+        };
+        t.nodes.insert(
+            ROOT_INO,
+            Node {
+                view: PathBuf::new(),
+                backing: Backing::Original(PathBuf::new()),
+                unlinked: false,
+                open_stamp: None,
+            },
+        );
+        t.by_view.insert(PathBuf::new(), ROOT_INO);
+        t
+    }
+
+    pub fn get(&self, ino: u64) -> Option<&Node> {
+        self.nodes.get(&ino)
+    }
+
+    pub fn get_mut(&mut self, ino: u64) -> Option<&mut Node> {
+        self.nodes.get_mut(&ino)
+    }
+
+    pub fn ino_of(&self, view: &Path) -> Option<u64> {
+        self.by_view.get(view).copied()
+    }
+
+    /// The inode for `view`, created if new; its backing is refreshed.
+    pub fn intern(&mut self, view: PathBuf, backing: Backing) -> u64 {
+        if let Some(&ino) = self.by_view.get(&view) {
+            if let Some(n) = self.nodes.get_mut(&ino) {
+                n.backing = backing;
+                n.unlinked = false;
+            }
+            return ino;
+        }
+        let ino = self.next;
+        self.next += 1;
+        self.by_view.insert(view.clone(), ino);
+        self.nodes.insert(
+            ino,
+            Node {
+                view,
+                backing,
+                unlinked: false,
+                open_stamp: None,
+            },
+        );
+        ino
+    }
+
+    /// Detach the node at `view` (and its subtree) from the namespace.
+    pub fn remove(&mut self, view: &Path) {
+        let doomed: Vec<PathBuf> = self
+            .by_view
+            .keys()
+            .filter(|k| k.starts_with(view))
+            .cloned()
+            .collect();
+        for k in doomed {
+            if let Some(ino) = self.by_view.remove(&k) {
+                if let Some(n) = self.nodes.get_mut(&ino) {
+                    n.unlinked = true;
+                }
+            }
+        }
+    }
+
+    /// Move the subtree at `from` to `to` (whatever was at `to` must be removed first).
+    /// Original-backed descendants are rebased from the old original path to the new one;
+    /// scratch paths are view paths, so they simply follow the view.
+    pub fn rename(&mut self, from: &Path, to: &Path, to_backing: &Backing) {
+        let old_root = self
+            .by_view
+            .get(from)
+            .and_then(|i| self.nodes.get(i))
+            .map(|n| n.backing.clone());
+        let moved: Vec<(PathBuf, u64)> = self
+            .by_view
+            .iter()
+            .filter(|(k, _)| k.starts_with(from))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        for (old, ino) in moved {
+            self.by_view.remove(&old);
+            let suffix = old.strip_prefix(from).unwrap_or(Path::new(""));
+            let new_view = if suffix.as_os_str().is_empty() {
+                to.to_path_buf()
+            } else {
+                to.join(suffix)
+            };
+            let Some(node) = self.nodes.get_mut(&ino) else {
+                continue;
+            };
+            let new_backing = if suffix.as_os_str().is_empty() {
+                to_backing.clone()
+            } else {
+                match (&node.backing, &old_root, to_backing) {
+                    (Backing::Original(p), Some(Backing::Original(r)), Backing::Original(n)) => {
+                        match p.strip_prefix(r) {
+                            Ok(rest) => Backing::Original(n.join(rest)),
+                            Err(_) => Backing::Scratch(new_view.clone()),
+                        }
+                    }
+                    _ => Backing::Scratch(new_view.clone()),
+                }
+            };
+            node.view = new_view.clone();
+            node.backing = new_backing;
+            self.by_view.insert(new_view, ino);
+        }
+    }
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A single, plain path component: not empty, not `.`/`..`, no `/`, no NUL.
+pub fn is_plain_component(name: &OsStr) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && b != b"."
+        && b != b".."
+        && !b.contains(&b'/')
+        && !b.contains(&0)
+        && b.len() <= 255
+}
+
+fn is_bytecode(b: &[u8]) -> bool {
+    b.ends_with(b".pyc") || b.ends_with(b".pyo")
+}
+
+/// Tool-generated names whose files live in the scratch tree, never in the original.
+pub fn is_scratch_name(name: &OsStr) -> bool {
+    let b = name.as_bytes();
+    b == b"__pycache__" || b == b".pytest_cache" || is_bytecode(b)
+}
+
+/// Original entries the view never shows.
+pub fn is_hidden_original(name: &OsStr) -> bool {
+    let b = name.as_bytes();
+    b == b".git" || is_scratch_name(name) || b.starts_with(TMP_PREFIX.as_bytes())
+}
+
+/// View names that are reserved (neither original nor scratch).
+pub fn is_reserved_view(name: &OsStr) -> bool {
+    let b = name.as_bytes();
+    b == b".git" || b.starts_with(TMP_PREFIX.as_bytes())
+}

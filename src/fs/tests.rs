@@ -1,0 +1,486 @@
+//! ViewFs without a kernel, over a temp dir, with the alpha<->omega test transform.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::testing::SwapTransform;
+use super::*;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    orig: PathBuf,
+    state: PathBuf,
+    fs: ViewFs,
+}
+
+fn write(p: &Path, b: &[u8]) {
+    if let Some(d) = p.parent() {
+        fs::create_dir_all(d).unwrap();
+    }
+    fs::write(p, b).unwrap();
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let state = dir.path().join("state");
+    write(&orig.join("alpha.py"), b"def alpha():\n    return omega\n");
+    write(&orig.join("pkg/__init__.py"), b"");
+    write(&orig.join("pkg/alpha_mod.py"), b"import alpha\n");
+    write(
+        &orig.join("pkg/__pycache__/alpha.cpython-311.pyc"),
+        b"\0bytecode",
+    );
+    write(&orig.join("pkg/old.pyc"), b"\0old");
+    write(&orig.join(".git/HEAD"), b"ref: refs/heads/main\n");
+    write(&orig.join(".pytest_cache/v"), b"x");
+    write(&orig.join("data.bin"), b"\0alpha\xff");
+    write(&orig.join("README"), b"omega and alpha\n");
+    let fs = ViewFs::new(&orig, &state, Arc::new(SwapTransform), Options::default()).unwrap();
+    Fixture {
+        _dir: dir,
+        orig,
+        state,
+        fs,
+    }
+}
+
+impl Fixture {
+    fn names(&self, view: &str) -> Vec<String> {
+        let a = self.fs.lookup_path(Path::new(view)).unwrap();
+        let fh = self.fs.opendir(a.ino).unwrap();
+        let v = self
+            .fs
+            .readdir(fh, 0)
+            .unwrap()
+            .into_iter()
+            .map(|(_, e)| e.name.to_string_lossy().into_owned())
+            .collect();
+        self.fs.releasedir(fh);
+        v
+    }
+
+    fn read(&self, view: &str) -> Vec<u8> {
+        let a = self.fs.lookup_path(Path::new(view)).unwrap();
+        let o = self.fs.open(a.ino, libc::O_RDONLY).unwrap();
+        let mut out = Vec::new();
+        loop {
+            let chunk = self
+                .fs
+                .read(a.ino, o.fh, out.len() as u64, 1 << 20)
+                .unwrap();
+            if chunk.is_empty() {
+                break;
+            }
+            out.extend_from_slice(&chunk);
+        }
+        self.fs.release(a.ino, o.fh).unwrap();
+        assert_eq!(
+            a.size,
+            out.len() as u64,
+            "getattr size == bytes served for {view}"
+        );
+        out
+    }
+
+    /// open O_WRONLY|O_TRUNC, write, close (as `echo > file` does).
+    fn write(&self, view: &str, data: &[u8]) -> FsResult<()> {
+        let a = self.fs.lookup_path(Path::new(view))?;
+        let o = self.fs.open(a.ino, libc::O_WRONLY | libc::O_TRUNC)?;
+        self.fs.write(a.ino, o.fh, 0, data)?;
+        self.fs.flush(a.ino, o.fh)?;
+        self.fs.release(a.ino, o.fh)
+    }
+
+    fn create(&self, dir: &str, name: &str, data: &[u8]) -> FsResult<()> {
+        let p = self.fs.lookup_path(Path::new(dir))?;
+        let (a, o) = self
+            .fs
+            .create(p.ino, OsStr::new(name), 0o644, 0o022, libc::O_WRONLY)?;
+        self.fs.write(a.ino, o.fh, 0, data)?;
+        self.fs.release(a.ino, o.fh)
+    }
+}
+
+#[test]
+fn listing_translates_names_and_hides_caches() {
+    let f = fixture();
+    assert_eq!(
+        f.names(""),
+        [".", "..", "README", "data.bin", "omega.py", "pkg"]
+    );
+    assert_eq!(f.names("pkg"), [".", "..", "__init__.py", "omega_mod.py"]);
+    assert_eq!(
+        f.fs.lookup_path(Path::new(".git")).unwrap_err().errno,
+        libc::ENOENT
+    );
+    assert_eq!(
+        f.fs.lookup_path(Path::new("alpha.py")).unwrap_err().errno,
+        libc::ENOENT
+    );
+    assert_eq!(
+        f.fs.lookup_path(Path::new("pkg/__pycache__"))
+            .unwrap_err()
+            .errno,
+        libc::ENOENT
+    );
+}
+
+#[test]
+fn contents_are_transformed_and_binary_passes() {
+    let f = fixture();
+    assert_eq!(f.read("omega.py"), b"def omega():\n    return alpha\n");
+    assert_eq!(f.read("data.bin"), b"\0alpha\xff");
+    assert_eq!(f.read("README"), b"alpha and omega\n");
+}
+
+#[test]
+fn law1_round_trip_leaves_original_identical() {
+    let f = fixture();
+    let before = snapshot(&f.orig);
+    for view in [
+        "omega.py",
+        "pkg/__init__.py",
+        "pkg/omega_mod.py",
+        "data.bin",
+        "README",
+    ] {
+        let bytes = f.read(view);
+        f.write(view, &bytes).unwrap();
+    }
+    assert_eq!(before, snapshot(&f.orig));
+}
+
+fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                dirs.push(e.path());
+            } else {
+                out.push((e.path(), fs::read(e.path()).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn law2_read_your_writes_and_write_back() {
+    let f = fixture();
+    f.write("omega.py", b"def omega(:\n  broken alpha").unwrap();
+    assert_eq!(f.read("omega.py"), b"def omega(:\n  broken alpha");
+    assert_eq!(
+        fs::read(f.orig.join("alpha.py")).unwrap(),
+        b"def alpha(:\n  broken omega"
+    );
+    // Partial write in the middle, through a read-write handle.
+    let a = f.fs.lookup_path(Path::new("README")).unwrap();
+    let o = f.fs.open(a.ino, libc::O_RDWR).unwrap();
+    f.fs.write(a.ino, o.fh, 0, b"omega").unwrap();
+    assert_eq!(
+        f.fs.read(a.ino, o.fh, 0, 100).unwrap(),
+        b"omega and omega\n"
+    );
+    assert_eq!(f.fs.getattr(a.ino).unwrap().size, 16);
+    f.fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("README")).unwrap(),
+        b"alpha and alpha\n"
+    );
+}
+
+#[test]
+fn create_mkdir_and_translated_names() {
+    let f = fixture();
+    let root = f.fs.getattr(ROOT_INO).unwrap();
+    f.fs.mkdir(root.ino, OsStr::new("omega_dir"), 0o755, 0o022)
+        .unwrap();
+    f.create("omega_dir", "new_omega.py", b"x = omega\n")
+        .unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("alpha_dir/new_alpha.py")).unwrap(),
+        b"x = alpha\n"
+    );
+    assert_eq!(f.read("omega_dir/new_omega.py"), b"x = omega\n");
+    let mode = fs::metadata(f.orig.join("alpha_dir/new_alpha.py"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644);
+}
+
+#[test]
+fn rename_over_existing_file_like_an_editor() {
+    let f = fixture();
+    f.create("", ".omega.py.swp", b"def omega():\n    return 1\n")
+        .unwrap();
+    let root = f.fs.getattr(ROOT_INO).unwrap();
+    f.fs.rename(
+        root.ino,
+        OsStr::new(".omega.py.swp"),
+        root.ino,
+        OsStr::new("omega.py"),
+        0,
+    )
+    .unwrap();
+    assert_eq!(f.read("omega.py"), b"def omega():\n    return 1\n");
+    assert_eq!(
+        fs::read(f.orig.join("alpha.py")).unwrap(),
+        b"def alpha():\n    return 1\n"
+    );
+    assert!(!f.orig.join(".alpha.py.swp").exists());
+    assert_eq!(f.names("").iter().filter(|n| n.contains("swp")).count(), 0);
+    // NOREPLACE refuses.
+    f.create("", "x", b"1").unwrap();
+    let e =
+        f.fs.rename(
+            root.ino,
+            OsStr::new("x"),
+            root.ino,
+            OsStr::new("README"),
+            libc::RENAME_NOREPLACE,
+        )
+        .unwrap_err();
+    assert_eq!(e.errno, libc::EEXIST);
+}
+
+#[test]
+fn rename_directory_moves_subtree() {
+    let f = fixture();
+    let root = f.fs.getattr(ROOT_INO).unwrap();
+    let before = f.fs.lookup_path(Path::new("pkg/omega_mod.py")).unwrap();
+    f.fs.rename(
+        root.ino,
+        OsStr::new("pkg"),
+        root.ino,
+        OsStr::new("omega_pkg"),
+        0,
+    )
+    .unwrap();
+    assert!(f.orig.join("alpha_pkg/alpha_mod.py").exists());
+    let after =
+        f.fs.lookup_path(Path::new("omega_pkg/omega_mod.py"))
+            .unwrap();
+    assert_eq!(before.ino, after.ino);
+    assert_eq!(f.read("omega_pkg/omega_mod.py"), b"import omega\n");
+    f.write("omega_pkg/omega_mod.py", b"import alpha\n")
+        .unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("alpha_pkg/alpha_mod.py")).unwrap(),
+        b"import omega\n"
+    );
+}
+
+#[test]
+fn unlink_and_rmdir() {
+    let f = fixture();
+    let pkg = f.fs.lookup_path(Path::new("pkg")).unwrap();
+    f.fs.unlink(pkg.ino, OsStr::new("omega_mod.py")).unwrap();
+    f.fs.unlink(pkg.ino, OsStr::new("__init__.py")).unwrap();
+    assert!(!f.orig.join("pkg/alpha_mod.py").exists());
+    let root = f.fs.getattr(ROOT_INO).unwrap();
+    // Only hidden caches remain in the original: the view's empty dir can be removed.
+    f.fs.rmdir(root.ino, OsStr::new("pkg")).unwrap();
+    assert!(!f.orig.join("pkg").exists());
+    assert_eq!(
+        f.fs.rmdir(root.ino, OsStr::new("README"))
+            .unwrap_err()
+            .errno,
+        libc::ENOTDIR
+    );
+}
+
+#[test]
+fn write_to_unlinked_open_file_does_not_resurrect_it() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("README")).unwrap();
+    let o = f.fs.open(a.ino, libc::O_RDWR).unwrap();
+    f.fs.write(a.ino, o.fh, 0, b"zzz").unwrap();
+    f.fs.unlink(ROOT_INO, OsStr::new("README")).unwrap();
+    f.fs.release(a.ino, o.fh).unwrap();
+    assert!(!f.orig.join("README").exists());
+}
+
+#[test]
+fn scratch_caches_never_reach_the_original() {
+    let f = fixture();
+    let pkg = f.fs.lookup_path(Path::new("pkg")).unwrap();
+    f.fs.mkdir(pkg.ino, OsStr::new("__pycache__"), 0o755, 0o022)
+        .unwrap();
+    f.create("pkg/__pycache__", "m.cpython-311.pyc.123", b"\0alpha")
+        .unwrap();
+    let pc = f.fs.lookup_path(Path::new("pkg/__pycache__")).unwrap();
+    f.fs.rename(
+        pc.ino,
+        OsStr::new("m.cpython-311.pyc.123"),
+        pc.ino,
+        OsStr::new("m.cpython-311.pyc"),
+        0,
+    )
+    .unwrap();
+    assert_eq!(f.read("pkg/__pycache__/m.cpython-311.pyc"), b"\0alpha");
+    assert_eq!(f.names("pkg/__pycache__"), [".", "..", "m.cpython-311.pyc"]);
+    assert!(f.names("pkg").contains(&"__pycache__".to_string()));
+    // The original's own cache is untouched and still hidden.
+    assert!(!f.orig.join("pkg/__pycache__/m.cpython-311.pyc").exists());
+    assert!(f
+        .state
+        .join("scratch/pkg/__pycache__/m.cpython-311.pyc")
+        .exists());
+    f.fs.mkdir(ROOT_INO, OsStr::new(".pytest_cache"), 0o755, 0o022)
+        .unwrap();
+    f.create(".pytest_cache", "v", b"new").unwrap();
+    assert_eq!(fs::read(f.orig.join(".pytest_cache/v")).unwrap(), b"x");
+    assert_eq!(f.read(".pytest_cache/v"), b"new");
+}
+
+#[test]
+fn escaping_and_reserved_names_are_refused() {
+    let f = fixture();
+    let root = f.fs.getattr(ROOT_INO).unwrap();
+    for bad in ["..", ".", "a/b", ""] {
+        let e = f.fs.mkdir(root.ino, OsStr::new(bad), 0o755, 0).unwrap_err();
+        assert_eq!(e.errno, libc::EINVAL, "{bad}");
+    }
+    assert_eq!(
+        f.fs.mkdir(root.ino, OsStr::new(".git"), 0o755, 0)
+            .unwrap_err()
+            .errno,
+        libc::EACCES
+    );
+    assert_eq!(
+        f.fs.mkdir(root.ino, OsStr::new("secret"), 0o755, 0)
+            .unwrap_err()
+            .errno,
+        libc::EACCES
+    );
+    // A directory of the original that is a symlink out of the root: never written through.
+    let outside = f._dir.path().join("outside");
+    fs::create_dir(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, f.orig.join("link")).unwrap();
+    let link = f.fs.lookup_path(Path::new("link")).unwrap();
+    assert_eq!(link.kind, Kind::Symlink);
+    assert_eq!(
+        f.fs.readlink(link.ino).unwrap(),
+        outside.as_os_str().as_bytes()
+    );
+    let e =
+        f.fs.create(link.ino, OsStr::new("evil"), 0o644, 0, libc::O_WRONLY)
+            .unwrap_err();
+    assert_eq!(e.errno, libc::EACCES);
+    assert!(!outside.join("evil").exists());
+}
+
+#[test]
+fn symlinks_are_stored_verbatim() {
+    let f = fixture();
+    let a =
+        f.fs.symlink(ROOT_INO, OsStr::new("ln"), Path::new("../../etc/passwd"))
+            .unwrap();
+    assert_eq!(a.kind, Kind::Symlink);
+    assert_eq!(
+        fs::read_link(f.orig.join("ln")).unwrap(),
+        Path::new("../../etc/passwd")
+    );
+    assert_eq!(f.fs.readlink(a.ino).unwrap(), b"../../etc/passwd");
+}
+
+#[test]
+fn setattr_truncate_chmod_utimens() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("README")).unwrap();
+    let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    let set = SetAttr {
+        size: Some(5),
+        mode: Some(0o600),
+        mtime: Some(SetTime::At(t)),
+        ..Default::default()
+    };
+    let got = f.fs.setattr(a.ino, set).unwrap();
+    assert_eq!(got.size, 5);
+    assert_eq!(got.perm, 0o600);
+    assert_eq!(got.mtime, t);
+    assert_eq!(fs::read(f.orig.join("README")).unwrap(), b"omega");
+    assert_eq!(f.read("README"), b"alpha");
+    // Write-back keeps the mode.
+    f.write("README", b"alpha!").unwrap();
+    let m = fs::metadata(f.orig.join("README")).unwrap();
+    assert_eq!(m.permissions().mode() & 0o777, 0o600);
+}
+
+#[test]
+fn external_change_is_seen() {
+    let f = fixture();
+    assert_eq!(f.read("README"), b"alpha and omega\n");
+    fs::write(f.orig.join("README"), b"alpha, longer text now\n").unwrap();
+    assert_eq!(f.read("README"), b"omega, longer text now\n");
+}
+
+#[test]
+fn failed_write_back_is_eio_and_keeps_the_buffer() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("pkg/omega_mod.py")).unwrap();
+    let o = f.fs.open(a.ino, libc::O_RDWR).unwrap();
+    f.fs.write(a.ino, o.fh, 0, b"import alpha as x\n").unwrap();
+    let moved = f._dir.path().join("moved_pkg");
+    fs::rename(f.orig.join("pkg"), &moved).unwrap();
+    assert_eq!(f.fs.flush(a.ino, o.fh).unwrap_err().errno, libc::EIO);
+    assert_eq!(
+        f.fs.read(a.ino, o.fh, 0, 100).unwrap(),
+        b"import alpha as x\n"
+    );
+    fs::rename(&moved, f.orig.join("pkg")).unwrap();
+    f.fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("pkg/alpha_mod.py")).unwrap(),
+        b"import omega as x\n"
+    );
+}
+
+#[test]
+fn large_file_works_and_cache_respects_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let big: Vec<u8> = b"alpha beta omega\n"
+        .iter()
+        .copied()
+        .cycle()
+        .take(50 << 20)
+        .collect();
+    write(&orig.join("big.txt"), &big);
+    let fs = ViewFs::new(
+        &orig,
+        &dir.path().join("s"),
+        Arc::new(SwapTransform),
+        Options {
+            cache_budget: 1 << 20,
+        },
+    )
+    .unwrap();
+    let a = fs.lookup_path(Path::new("big.txt")).unwrap();
+    assert_eq!(a.size, big.len() as u64);
+    assert!(fs.cache.used() <= 1 << 20);
+    let o = fs.open(a.ino, libc::O_RDONLY).unwrap();
+    let tail = (50 << 20) - 100;
+    let expect = super::testing::swap(&big)[tail as usize..].to_vec();
+    assert_eq!(fs.read(a.ino, o.fh, tail, 1000).unwrap(), expect);
+    fs.release(a.ino, o.fh).unwrap();
+}
+
+#[test]
+fn readdir_offsets_are_stable() {
+    let f = fixture();
+    let fh = f.fs.opendir(ROOT_INO).unwrap();
+    let all = f.fs.readdir(fh, 0).unwrap();
+    let (off, _) = all[2].clone();
+    let rest = f.fs.readdir(fh, off).unwrap();
+    assert_eq!(rest, all[3..].to_vec());
+    assert!(f.fs.readdir(fh, 1000).unwrap().is_empty());
+}
+
+use std::os::unix::fs::PermissionsExt;
