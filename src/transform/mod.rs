@@ -5,10 +5,12 @@
 //! implementation and the core can grow (Level 3) without touching `fs`.
 
 pub mod defs;
+pub mod layout;
 pub mod lexer;
 pub mod lexicon;
 pub mod policy;
 pub mod rename;
+pub mod reorder;
 pub mod tokens;
 
 use std::ffi::{OsStr, OsString};

@@ -1,0 +1,543 @@
+//! Level 3, the layout half: a file's view as original line ranges in view order, rendering,
+//! and the inverse that takes a written view back to the original.
+//!
+//! Guarantees:
+//! - `render` only moves whole lines; every byte of every line (CRLF, a missing final
+//!   newline, invalid UTF-8) is kept.
+//! - Law 1: `inverse(o, l, render(o, l)) == (o, l)` for every layout `plan` returns (plan
+//!   checks it) and every layout `inverse` returns.
+//! - Law 2: `render(inverse(o, l, v)) == v` for any bytes `v`: the result is checked and, if
+//!   it were ever wrong, replaced by the view itself in view order.
+//! - Law 6: when the written view parses, the new original is the view with the units of each
+//!   run put back in original order, or left in view order for a run where that would break a
+//!   definition-time dependency; the result is re-parsed and checked (`validate`).
+//! - Law 4: `LayoutStore` always inverts against the original it first saw for a file (the
+//!   mount's base), not against its own last write, so the original depends only on the final
+//!   view content.
+//!
+//! How: the new view is diffed line by line (patience diff) against the base view; matched
+//! lines keep their original line, new lines go after the original line that precedes them in
+//! the view. Those positions only serve as sort keys for the units of each run of the new
+//! view; blank lines and anchors stay exactly where the view has them.
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use similar::{Algorithm, DiffOp};
+
+use super::reorder::{self, Run};
+use super::{Transform, TransformError};
+
+/// A file's view as half-open ranges of original line numbers, in view order. Always
+/// canonical (adjacent ascending ranges merged), so equal layouts compare equal.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+pub struct Layout {
+    segments: Vec<(usize, usize)>,
+}
+
+impl Layout {
+    /// The layout that shows `n_lines` lines in original order.
+    pub fn identity(n_lines: usize) -> Layout {
+        Layout::from_order(&(0..n_lines).collect::<Vec<_>>())
+    }
+
+    /// From `order[k]` = the original line shown as view line `k`.
+    pub fn from_order(order: &[usize]) -> Layout {
+        let mut segments: Vec<(usize, usize)> = Vec::new();
+        for &i in order {
+            match segments.last_mut() {
+                Some((_, end)) if *end == i => *end += 1,
+                _ => segments.push((i, i + 1)),
+            }
+        }
+        Layout { segments }
+    }
+
+    /// The segments, `(start, end)` half-open, in view order.
+    pub fn segments(&self) -> &[(usize, usize)] {
+        &self.segments
+    }
+
+    /// `order()[k]` = the original line shown as view line `k`.
+    pub fn order(&self) -> Vec<usize> {
+        self.segments.iter().flat_map(|&(s, e)| s..e).collect()
+    }
+
+    pub fn is_identity(&self) -> bool {
+        self.segments.len() <= 1 && self.segments.first().is_none_or(|&(s, _)| s == 0)
+    }
+
+    /// Whether the layout is a permutation of the lines of an `n_lines`-line file.
+    pub fn is_valid_for(&self, n_lines: usize) -> bool {
+        let mut seen = vec![false; n_lines];
+        let mut total = 0usize;
+        for &(s, e) in &self.segments {
+            if s >= e || e > n_lines {
+                return false;
+            }
+            for flag in &mut seen[s..e] {
+                if *flag {
+                    return false;
+                }
+                *flag = true;
+            }
+            total += e - s;
+        }
+        total == n_lines
+    }
+}
+
+/// Lines with their terminators; the last one may lack `\n`. `""` has no lines.
+pub fn split_lines(text: &[u8]) -> Vec<&[u8]> {
+    text.split_inclusive(|&b| b == b'\n').collect()
+}
+
+/// The view bytes of `original` under `layout`; the original itself if the layout does not
+/// fit it (a stale or corrupted layout never loses bytes).
+pub fn render(original: &[u8], layout: &Layout) -> Vec<u8> {
+    let lines = split_lines(original);
+    if !layout.is_valid_for(lines.len()) {
+        return original.to_vec();
+    }
+    let mut out = Vec::with_capacity(original.len());
+    for &(s, e) in layout.segments() {
+        for l in &lines[s..e] {
+            out.extend_from_slice(l);
+        }
+    }
+    out
+}
+
+/// Given the original and layout a view was rendered from, and new view bytes, the new
+/// original and the layout under which it renders to exactly `new_view`.
+pub fn inverse(base_original: &[u8], base_layout: &Layout, new_view: &[u8]) -> (Vec<u8>, Layout) {
+    let base_lines = split_lines(base_original);
+    let n = base_lines.len();
+    let base_order = if base_layout.is_valid_for(n) {
+        base_layout.order()
+    } else {
+        (0..n).collect()
+    };
+    let base_view: Vec<&[u8]> = base_order.iter().map(|&i| base_lines[i]).collect();
+    let new_lines = split_lines(new_view);
+    let m = new_lines.len();
+
+    // Which original line each new view line is (None: new).
+    let mut kept: Vec<Option<usize>> = vec![None; m];
+    for op in similar::capture_diff_slices(Algorithm::Patience, &base_view, &new_lines) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for t in 0..len {
+                if let (Some(k), Some(&o)) =
+                    (kept.get_mut(new_index + t), base_order.get(old_index + t))
+                {
+                    *k = Some(o);
+                }
+            }
+        }
+    }
+    // Mapped original: kept lines in original order, new lines after the original line that
+    // precedes them in the view.
+    let mut front: Vec<usize> = Vec::new();
+    let mut at: Vec<Option<usize>> = vec![None; n];
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut last: Option<usize> = None;
+    for (j, k) in kept.iter().enumerate() {
+        match *k {
+            Some(i) => {
+                at[i] = Some(j);
+                last = Some(i);
+            }
+            None => match last {
+                Some(i) => after[i].push(j),
+                None => front.push(j),
+            },
+        }
+    }
+    let mut mapped = front;
+    for i in 0..n {
+        mapped.extend(at[i]);
+        mapped.extend(after[i].iter().copied());
+    }
+    let mut mapped_pos = vec![0usize; m];
+    for (p, &j) in mapped.iter().enumerate() {
+        mapped_pos[j] = p;
+    }
+
+    let (seq, structural) = match reorder::analyze(new_view) {
+        Ok(s) => {
+            let seq = reorder::emit(m, &s.runs, &mut |run| {
+                original_order(run, &kept, &mapped_pos)
+            });
+            (seq, true)
+        }
+        // Broken syntax has no definitions to protect: keep the mapped positions.
+        Err(_) => (mapped, false),
+    };
+    let new_original: Vec<u8> = seq
+        .iter()
+        .flat_map(|&j| new_lines[j].iter().copied())
+        .collect();
+    let mut pos = vec![0usize; m];
+    for (p, &j) in seq.iter().enumerate() {
+        pos[j] = p;
+    }
+    let layout = Layout::from_order(&pos);
+
+    let unchanged = new_original == base_original && &layout == base_layout;
+    let ok = render(&new_original, &layout) == new_view
+        && (!structural || unchanged || validate(&new_original, &layout).is_ok());
+    if ok {
+        (new_original, layout)
+    } else {
+        tracing::debug!("level 3: write-back kept in view order");
+        (new_view.to_vec(), Layout::identity(m))
+    }
+}
+
+/// Original order of a run of the new view: units sorted by where their lines map in the
+/// original, unless that breaks a definition-time dependency the view has (then view order).
+fn original_order(run: &Run, kept: &[Option<usize>], mapped_pos: &[usize]) -> Vec<usize> {
+    // A wholly new unit follows the unit before it in the view (or opens the run): aligning
+    // its lines alone would hang it on whichever blank line the diff happened to match.
+    let mut keys: Vec<(usize, usize)> = Vec::with_capacity(run.units.len());
+    for (i, u) in run.units.iter().enumerate() {
+        let own = u
+            .span
+            .clone()
+            .filter(|&j| kept.get(j).is_some_and(Option::is_some))
+            .filter_map(|j| mapped_pos.get(j).copied())
+            .min();
+        let key = match (own, keys.last()) {
+            (Some(p), _) => (p, i),
+            (None, Some(&(p, _))) => (p, i),
+            (None, None) => (0, i),
+        };
+        keys.push(key);
+    }
+    let k = run.units.len();
+    let mut sigma: Vec<usize> = (0..k).collect();
+    sigma.sort_by_key(|&u| keys[u]);
+    let mut rank = vec![0usize; k];
+    for (p, &u) in sigma.iter().enumerate() {
+        rank[u] = p;
+    }
+    if reorder::constraints(run)
+        .iter()
+        .any(|&(a, b)| rank[a] > rank[b])
+    {
+        (0..k).collect()
+    } else {
+        sigma
+    }
+}
+
+/// Checks law 6 for a layout: every line movement is a permutation of whole units inside runs
+/// of `original`, and every definition-time dependency keeps its direction.
+pub fn validate(original: &[u8], layout: &Layout) -> Result<(), String> {
+    let n = split_lines(original).len();
+    if !layout.is_valid_for(n) {
+        return Err("layout is not a permutation of the file's lines".into());
+    }
+    if layout.is_identity() {
+        return Ok(());
+    }
+    let structure = reorder::analyze(original)?;
+    let order = layout.order();
+    let mut vpos = vec![0usize; n];
+    for (k, &i) in order.iter().enumerate() {
+        vpos[i] = k;
+    }
+    let mut broken: Option<String> = None;
+    let expected = reorder::emit(n, &structure.runs, &mut |run| {
+        let mut slots: Vec<usize> = (0..run.units.len()).collect();
+        slots.sort_by_key(|&u| vpos[run.units[u].span.start]);
+        let mut rank = vec![0usize; slots.len()];
+        for (p, &u) in slots.iter().enumerate() {
+            rank[u] = p;
+        }
+        for (a, b) in reorder::constraints(run) {
+            if rank[a] > rank[b] && broken.is_none() {
+                broken = Some(format!(
+                    "{} must stay before {}",
+                    run.units[a].name, run.units[b].name
+                ));
+            }
+        }
+        slots
+    });
+    if let Some(b) = broken {
+        return Err(b);
+    }
+    if expected != order {
+        return Err("layout moves lines that are not whole units of one run".into());
+    }
+    Ok(())
+}
+
+/// The remembered layout of one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileLayout {
+    /// Path relative to the original root, in original names.
+    pub path: Vec<u8>,
+    /// SHA-256 (hex) of the original this layout belongs to.
+    pub hash: String,
+    pub layout: Layout,
+    /// The original and layout first seen for this file, when writes have changed it since:
+    /// every write is inverted against this, which makes the result path-independent.
+    pub base: Option<BaseFile>,
+}
+
+/// The original content and layout a file had before the first write through the view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaseFile {
+    pub original: Vec<u8>,
+    pub layout: Layout,
+}
+
+/// Everything a `LayoutStore` knows, for saving in a state directory.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct LayoutState {
+    pub seed: u64,
+    pub files: Vec<FileLayout>,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    hash: String,
+    layout: Layout,
+    base: Option<BaseFile>,
+}
+
+fn digest(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Per-file layouts, the state of Level 3. Paths are relative to the original root, in
+/// original names (they seed the order).
+#[derive(Debug, Default)]
+pub struct LayoutStore {
+    seed: u64,
+    files: Mutex<BTreeMap<Vec<u8>, Entry>>,
+}
+
+impl LayoutStore {
+    pub fn new(seed: u64) -> LayoutStore {
+        LayoutStore {
+            seed,
+            files: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    pub fn from_state(state: LayoutState) -> LayoutStore {
+        let files = state
+            .files
+            .into_iter()
+            .map(|f| {
+                (
+                    f.path,
+                    Entry {
+                        hash: f.hash,
+                        layout: f.layout,
+                        base: f.base,
+                    },
+                )
+            })
+            .collect();
+        LayoutStore {
+            seed: state.seed,
+            files: Mutex::new(files),
+        }
+    }
+
+    /// A snapshot for persistence (sorted by path, so it is deterministic).
+    pub fn state(&self) -> LayoutState {
+        let files = self
+            .files
+            .lock()
+            .iter()
+            .map(|(p, e)| FileLayout {
+                path: p.clone(),
+                hash: e.hash.clone(),
+                layout: e.layout.clone(),
+                base: e.base.clone(),
+            })
+            .collect();
+        LayoutState {
+            seed: self.seed,
+            files,
+        }
+    }
+
+    /// The layout `original` is shown with: the remembered one when it was made for exactly
+    /// these bytes, else a fresh plan (remembered from now on).
+    pub fn layout(&self, path: &[u8], original: &[u8]) -> Layout {
+        let hash = digest(original);
+        if let Some(e) = self.files.lock().get(path) {
+            if e.hash == hash {
+                return e.layout.clone();
+            }
+        }
+        let planned = reorder::plan(path, original, self.seed);
+        self.files.lock().insert(
+            path.to_vec(),
+            Entry {
+                hash,
+                layout: planned.clone(),
+                base: None,
+            },
+        );
+        planned
+    }
+
+    /// Original bytes -> view bytes.
+    pub fn to_view(&self, path: &[u8], original: &[u8]) -> Vec<u8> {
+        render(original, &self.layout(path, original))
+    }
+
+    /// View bytes -> original bytes. `base_original` is the file's current original (None
+    /// for a new file). Remembers the new layout, so `to_view` of the result gives back
+    /// exactly `view`.
+    pub fn to_original(&self, path: &[u8], view: &[u8], base_original: Option<&[u8]>) -> Vec<u8> {
+        let current = base_original.unwrap_or(b"");
+        let hash = digest(current);
+        let known = self
+            .files
+            .lock()
+            .get(path)
+            .filter(|e| e.hash == hash)
+            .map(|e| (e.layout.clone(), e.base.clone()));
+        let anchor = match known {
+            Some((_, Some(base))) => base,
+            Some((layout, None)) => BaseFile {
+                original: current.to_vec(),
+                layout,
+            },
+            // Never seen, or changed behind our back: start from what is there now.
+            None => BaseFile {
+                original: current.to_vec(),
+                layout: reorder::plan(path, current, self.seed),
+            },
+        };
+        let (original, layout) = inverse(&anchor.original, &anchor.layout, view);
+        let pristine = original == anchor.original && layout == anchor.layout;
+        self.files.lock().insert(
+            path.to_vec(),
+            Entry {
+                hash: digest(&original),
+                layout,
+                base: (!pristine).then_some(anchor),
+            },
+        );
+        original
+    }
+
+    /// The file is gone from the original.
+    pub fn forget(&self, path: &[u8]) {
+        self.files.lock().remove(path);
+    }
+
+    /// The file moved in the original: its remembered layout and base move with it.
+    pub fn rename(&self, from: &[u8], to: &[u8]) {
+        let mut files = self.files.lock();
+        if let Some(e) = files.remove(from) {
+            files.insert(to.to_vec(), e);
+        }
+    }
+}
+
+/// Whether a file name is Python source, the only kind Level 3 reorders.
+pub fn is_python_name(name: &[u8]) -> bool {
+    name.ends_with(b".py") || name.ends_with(b".pyi") || name.ends_with(b".pyw")
+}
+
+/// Level 3 alone as a [`Transform`]: names unchanged, Python contents reordered.
+#[derive(Debug, Default)]
+pub struct Level3 {
+    pub layouts: LayoutStore,
+}
+
+impl Transform for Level3 {
+    fn name_to_view(&self, name: &OsStr) -> OsString {
+        name.to_owned()
+    }
+
+    fn name_to_original(&self, name: &OsStr) -> Result<OsString, TransformError> {
+        if super::hidden_in_original(name.as_encoded_bytes()) {
+            return Err(TransformError::Reserved);
+        }
+        Ok(name.to_owned())
+    }
+
+    fn content_to_view(&self, orig_rel: &Path, original: &[u8]) -> Vec<u8> {
+        let path = orig_rel.as_os_str().as_encoded_bytes();
+        if is_python_name(path) {
+            self.layouts.to_view(path, original)
+        } else {
+            original.to_vec()
+        }
+    }
+
+    fn content_to_original(
+        &self,
+        orig_rel: &Path,
+        view: &[u8],
+        base_original: Option<&[u8]>,
+    ) -> Vec<u8> {
+        let path = orig_rel.as_os_str().as_encoded_bytes();
+        if is_python_name(path) {
+            self.layouts.to_original(path, view, base_original)
+        } else {
+            view.to_vec()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_are_canonical_and_checked() {
+        assert_eq!(Layout::identity(3).segments(), &[(0, 3)]);
+        assert!(Layout::identity(0).segments().is_empty());
+        let l = Layout::from_order(&[2, 3, 0, 1]);
+        assert_eq!(l.segments(), &[(2, 4), (0, 2)]);
+        assert!(l.is_valid_for(4) && !l.is_valid_for(5) && !l.is_identity());
+        assert!(!Layout::from_order(&[0, 0]).is_valid_for(2));
+    }
+
+    #[test]
+    fn render_keeps_bytes_and_ignores_layouts_that_do_not_fit() {
+        let text = b"a\r\nb\n\xffc";
+        assert_eq!(
+            render(text, &Layout::from_order(&[1, 0, 2])),
+            b"b\na\r\n\xffc"
+        );
+        assert_eq!(render(text, &Layout::from_order(&[1, 0])), text);
+    }
+
+    #[test]
+    fn store_survives_a_save_and_reload() {
+        let store = LayoutStore::new(5);
+        let src = b"import x\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let view = store.to_view(b"m.py", src);
+        let edited = [&view[..], b"\n\ndef d():\n    return 4\n"].concat();
+        let o = store.to_original(b"m.py", &edited, Some(src));
+        let json = serde_json::to_string(&store.state()).unwrap();
+        let back = LayoutStore::from_state(serde_json::from_str(&json).unwrap());
+        assert_eq!(back.to_view(b"m.py", &o), edited);
+        assert_eq!(back.to_original(b"m.py", &edited, Some(&o)), o);
+    }
+}

@@ -1,0 +1,861 @@
+//! Level 3, forward half: which lines of a Python file may move, and where they go.
+//!
+//! Guarantees:
+//! - Only *units* move (top-level `def`/`class`, methods and nested classes in class bodies,
+//!   each with its decorators and the comment lines directly above it), and only inside a
+//!   *run*: a maximal sequence of sibling units separated by blank lines alone. Anchors (every
+//!   other statement, loose comments) and the blank lines between units keep their place.
+//! - Every definition-time dependency between units of a run keeps its direction (law 6):
+//!   names read by decorators, defaults, annotations (unless `from __future__ import
+//!   annotations`), bases, keywords and class bodies; functions those expressions call (their
+//!   whole text counts); redefinitions of a name; decorators that share a registry-like name.
+//! - Anything unusual (syntax error, invalid UTF-8, a NUL byte, units sharing a line with other
+//!   code, a unit holding the last line of a file without a final newline, an encoding cookie
+//!   among attached comments) makes the affected units stay in place. Nothing panics on any
+//!   input: all indexing is by line numbers computed from the same text.
+//!
+//! How: tree-sitter-python gives the statements of each block; lines are classified textually
+//! (blank, comment, code) to attach comments; the order of each run is a seeded topological
+//! sort (ChaCha8 seeded from seed, file path and a name-based key of the run, so edits in other
+//! runs do not reshuffle it).
+
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
+
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sha2::{Digest, Sha256};
+use tree_sitter::{Node, Parser};
+
+use super::layout::{self, Layout};
+
+/// Class bodies nested deeper than this are left as they are: it bounds recursion (and the
+/// cost of walking the same subtree once per level) on adversarial input.
+const MAX_DEPTH: usize = 48;
+
+/// Decorator names that register nothing in order-sensitive places, so two units sharing them
+/// need not keep their relative order. Any other name shared by two decorators of a run (an
+/// `atexit.register`, a click group, a route table, `pytest`) keeps those units in order.
+const PURE_DECORATOR_NAMES: &[&str] = &[
+    "property",
+    "staticmethod",
+    "classmethod",
+    "abstractmethod",
+    "abc",
+    "cached_property",
+    "functools",
+    "wraps",
+    "lru_cache",
+    "cache",
+    "overload",
+    "override",
+    "typing",
+    "final",
+    "setter",
+    "getter",
+    "deleter",
+];
+
+/// One reorderable definition.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    /// Lines of the unit (decorators, attached comments, body), half-open.
+    pub span: Range<usize>,
+    /// The defined name.
+    pub name: String,
+    /// Names the unit binds in its enclosing scope (its name, walrus targets in headers).
+    defs: BTreeSet<String>,
+    /// Names read when the definition executes.
+    deftime_refs: BTreeSet<String>,
+    /// Names read by decorators.
+    decorator_refs: BTreeSet<String>,
+    /// Every identifier in the unit: what it may read when called at definition time.
+    all_refs: BTreeSet<String>,
+    /// Runs inside a class body.
+    pub runs: Vec<Run>,
+}
+
+/// A maximal sequence of sibling units separated only by blank lines.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// At least two units, in text order.
+    pub units: Vec<Unit>,
+    /// Names the run for seeding: enclosing classes, first unit's name, occurrence.
+    pub key: String,
+}
+
+impl Run {
+    pub fn lines(&self) -> Range<usize> {
+        let start = self.units.first().map_or(0, |u| u.span.start);
+        let end = self.units.last().map_or(0, |u| u.span.end);
+        start..end
+    }
+}
+
+/// The runs of a file (top-level runs; class-body runs hang off their class unit).
+#[derive(Debug, Clone, Default)]
+pub struct Structure {
+    pub runs: Vec<Run>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Blank,
+    Comment(usize),
+    Code,
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\x0c' | b'\x0b' | b'\r' | b'\n')
+}
+
+fn classify(line: &[u8]) -> LineKind {
+    let indent = line
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t' || b == b'\x0c')
+        .count();
+    match line.iter().find(|&&b| !is_ws(b)) {
+        None => LineKind::Blank,
+        Some(b'#') => LineKind::Comment(indent),
+        Some(_) => LineKind::Code,
+    }
+}
+
+/// Whether a comment line could be an encoding declaration (PEP 263): such a line must never
+/// move, because its position decides whether it takes effect.
+fn is_coding_comment(line: &[u8]) -> bool {
+    line.windows(7)
+        .any(|w| &w[..6] == b"coding" && (w[6] == b':' || w[6] == b'='))
+}
+
+struct Ctx<'a> {
+    text: &'a [u8],
+    /// Byte offset of the start of each line, plus `text.len()` at the end.
+    starts: Vec<usize>,
+    kinds: Vec<LineKind>,
+    future_annotations: bool,
+    ends_with_newline: bool,
+}
+
+impl Ctx<'_> {
+    fn n_lines(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    fn line_of(&self, byte: usize) -> usize {
+        // The last start <= byte; starts[0] == 0 so this never underflows.
+        let i = self.starts.partition_point(|&s| s <= byte);
+        i.saturating_sub(1).min(self.n_lines().saturating_sub(1))
+    }
+
+    fn line(&self, i: usize) -> &[u8] {
+        &self.text[self.starts[i]..self.starts[i + 1]]
+    }
+
+    fn node_text(&self, n: Node) -> String {
+        String::from_utf8_lossy(
+            &self.text[n.start_byte().min(self.text.len())..n.end_byte().min(self.text.len())],
+        )
+        .into_owned()
+    }
+}
+
+/// Parse `text` and find its runs. Errors say why the file is left in place.
+pub fn analyze(text: &[u8]) -> Result<Structure, String> {
+    if text.contains(&0) {
+        return Err("NUL byte".into());
+    }
+    if std::str::from_utf8(text).is_err() {
+        return Err("invalid UTF-8".into());
+    }
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .map_err(|e| format!("tree-sitter language: {e}"))?;
+    let tree = parser.parse(text, None).ok_or("parser gave up")?;
+    let root = tree.root_node();
+    if root.has_error() {
+        return Err("syntax error".into());
+    }
+    let lines = layout::split_lines(text);
+    let mut starts = Vec::with_capacity(lines.len() + 1);
+    let mut at = 0;
+    for l in &lines {
+        starts.push(at);
+        at += l.len();
+    }
+    starts.push(at);
+    let ctx = Ctx {
+        text,
+        kinds: lines.iter().map(|l| classify(l)).collect(),
+        starts,
+        future_annotations: has_future_annotations(root, text),
+        ends_with_newline: text.ends_with(b"\n"),
+    };
+    if ctx.n_lines() == 0 {
+        return Ok(Structure::default());
+    }
+    check_indentation(&ctx, root)?;
+    let runs = block_runs(&ctx, root, 0, ctx.n_lines(), "", 0);
+    Ok(Structure { runs })
+}
+
+fn leading_ws(line: &[u8]) -> &[u8] {
+    let n = line
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t' || b == b'\x0c')
+        .count();
+    &line[..n]
+}
+
+/// tree-sitter accepts indentation that Python rejects (an indented first statement, a dedent
+/// to no enclosing level, a body less indented than its header); reordering such text could
+/// not be checked against what Python would do, so such files stay in place. Every statement
+/// that opens its line must share its block's indentation, deeper than the block's header.
+fn check_indentation(ctx: &Ctx, root: Node) -> Result<(), String> {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut cur = n.walk();
+        let children: Vec<Node> = n.children(&mut cur).collect();
+        if n.kind() == "module" || n.kind() == "block" {
+            let (header_line, min_len) = if n.kind() == "module" {
+                (None, 0)
+            } else {
+                let p = n.parent().unwrap_or(n);
+                let hl = ctx.line_of(p.start_byte());
+                (Some(hl), leading_ws(ctx.line(hl)).len() + 1)
+            };
+            let stmts: Vec<Node> = children
+                .iter()
+                .copied()
+                .filter(|c| c.is_named() && !is_extra_kind(c.kind()))
+                .collect();
+            let inline = stmts
+                .first()
+                .is_some_and(|f| Some(ctx.line_of(f.start_byte())) == header_line);
+            if !inline {
+                let mut indent: Option<&[u8]> = None;
+                let mut prev_end_line: Option<usize> = None;
+                for st in &stmts {
+                    let line = ctx.line_of(st.start_byte());
+                    let opens = prev_end_line.is_none_or(|pe| line > pe);
+                    prev_end_line = Some(ctx.line_of(st.end_byte().max(1) - 1));
+                    if !opens {
+                        continue;
+                    }
+                    let mut text = ctx.line(line);
+                    let mut offset = ctx.starts[line];
+                    if line == 0 && text.starts_with(b"\xef\xbb\xbf") {
+                        text = &text[3..];
+                        offset += 3;
+                    }
+                    let ws = leading_ws(text);
+                    if offset + ws.len() != st.start_byte() {
+                        return Err("statement does not start its line".into());
+                    }
+                    if n.kind() == "module" && !ws.is_empty() {
+                        return Err("indented module-level statement".into());
+                    }
+                    if ws.len() < min_len || indent.is_some_and(|i| i != ws) {
+                        return Err("inconsistent indentation".into());
+                    }
+                    indent = Some(ws);
+                }
+            }
+        }
+        stack.extend(children);
+    }
+    Ok(())
+}
+
+fn has_future_annotations(root: Node, text: &[u8]) -> bool {
+    let mut cur = root.walk();
+    let found = root.named_children(&mut cur).any(|s| {
+        s.kind() == "future_import_statement" && {
+            let mut c2 = s.walk();
+            let hit = s
+                .children_by_field_name("name", &mut c2)
+                .any(|n| n.utf8_text(text).map(str::trim) == Ok("annotations"));
+            hit
+        }
+    });
+    found
+}
+
+fn is_extra_kind(kind: &str) -> bool {
+    matches!(kind, "comment" | "line_continuation")
+}
+
+/// End byte of the last real token of `node`: comments that tree-sitter tucks into a block
+/// belong to whatever follows them, and zero-width tokens (indent, dedent) carry no text.
+fn content_end(node: Node) -> usize {
+    let mut end = node.start_byte();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if is_extra_kind(n.kind()) {
+            continue;
+        }
+        if n.child_count() == 0 {
+            if n.end_byte() > n.start_byte() {
+                end = end.max(n.end_byte());
+            }
+        } else {
+            let mut cur = n.walk();
+            stack.extend(n.children(&mut cur));
+        }
+    }
+    end
+}
+
+struct Item<'t> {
+    node: Node<'t>,
+    core: Range<usize>,
+    ext: Range<usize>,
+    unit: bool,
+    movable: bool,
+    indent: usize,
+}
+
+/// Runs among the statements of `block` (the module or a class body), whose lines lie in
+/// `lo..hi`.
+fn block_runs(
+    ctx: &Ctx,
+    block: Node,
+    lo: usize,
+    hi: usize,
+    container: &str,
+    depth: usize,
+) -> Vec<Run> {
+    let mut cur = block.walk();
+    let stmts: Vec<Node> = block
+        .named_children(&mut cur)
+        .filter(|n| !is_extra_kind(n.kind()))
+        .collect();
+    let mut items: Vec<Item> = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        let start_byte = s.start_byte();
+        let raw_start = ctx.line_of(start_byte);
+        let start = raw_start.max(lo);
+        let end = (ctx.line_of(content_end(s).max(start_byte + 1) - 1) + 1)
+            .clamp(start + 1, hi.max(start + 1));
+        let line_start = ctx.starts[start];
+        let prefix = &ctx.text[line_start.min(start_byte)..start_byte];
+        let clean = prefix
+            .iter()
+            .all(|&b| b == b' ' || b == b'\t' || b == b'\x0c');
+        let unit = matches!(
+            s.kind(),
+            "function_definition" | "class_definition" | "decorated_definition"
+        );
+        items.push(Item {
+            node: s,
+            core: start..end,
+            ext: start..end,
+            unit,
+            movable: unit && clean && raw_start >= lo && end <= hi,
+            indent: prefix.len(),
+        });
+    }
+    // Statements sharing a line cannot move apart.
+    for i in 1..items.len() {
+        if items[i].core.start < items[i - 1].core.end {
+            items[i].movable = false;
+            items[i - 1].movable = false;
+        }
+    }
+    // Comments indented deeper than a statement, right after it, close its body.
+    for i in 0..items.len() {
+        let limit = items.get(i + 1).map_or(hi, |n| n.core.start).min(hi);
+        let mut e = items[i].core.end;
+        while e < limit {
+            match ctx.kinds[e] {
+                LineKind::Comment(ind) if ind > items[i].indent => e += 1,
+                _ => break,
+            }
+        }
+        items[i].ext.end = e.max(items[i].core.end);
+    }
+    // Comments directly above a unit belong to it (never the first two lines of the file:
+    // shebang and encoding declarations stay put).
+    for i in 0..items.len() {
+        if !items[i].unit {
+            continue;
+        }
+        let floor = if i == 0 { lo } else { items[i - 1].ext.end }.max(2);
+        let mut s = items[i].core.start;
+        while s > floor && matches!(ctx.kinds[s - 1], LineKind::Comment(_)) {
+            s -= 1;
+        }
+        items[i].ext.start = s.min(items[i].core.start);
+        if (s..items[i].core.start).any(|l| is_coding_comment(ctx.line(l))) {
+            items[i].movable = false;
+        }
+    }
+    // Lines 0 and 1 are where shebangs and encoding declarations live, and their comments
+    // are never attached; a unit there stays, so no attached comment can move into them.
+    for it in items.iter_mut() {
+        if it.ext.start < 2 {
+            it.movable = false;
+        }
+    }
+    // A last line without a newline must stay last.
+    if !ctx.ends_with_newline {
+        for it in items.iter_mut() {
+            if it.ext.end >= ctx.n_lines() {
+                it.movable = false;
+            }
+        }
+    }
+
+    let mut runs: Vec<Run> = Vec::new();
+    let mut current: Vec<Unit> = Vec::new();
+    let mut prev_end: Option<usize> = None;
+    for it in &items {
+        let unit = if it.unit {
+            Some(make_unit(ctx, it, container, depth))
+        } else {
+            None
+        };
+        match unit {
+            Some(u) if it.movable => {
+                let joined = prev_end.is_some_and(|pe| {
+                    pe <= it.ext.start
+                        && (pe..it.ext.start).all(|l| ctx.kinds[l] == LineKind::Blank)
+                });
+                if !joined {
+                    flush_run(&mut current, &mut runs);
+                }
+                current.push(u);
+                prev_end = Some(it.ext.end);
+            }
+            other => {
+                flush_run(&mut current, &mut runs);
+                prev_end = None;
+                // A unit that stays put may still hold a class body whose methods move.
+                if let Some(u) = other {
+                    runs.extend(u.runs);
+                }
+            }
+        }
+    }
+    flush_run(&mut current, &mut runs);
+    runs.sort_by_key(|r| r.lines().start);
+    // Name-based keys: adding or removing a run elsewhere does not change this run's seed.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for r in runs.iter_mut() {
+        if r.key.is_empty() {
+            let base = format!("{container}\u{0}{}", r.units[0].name);
+            let k = seen.entry(base.clone()).or_insert(0);
+            r.key = format!("{base}\u{0}{k}");
+            *k += 1;
+        }
+    }
+    runs
+}
+
+/// Moves finished units into a run when there are at least two; a lone unit only
+/// contributes its class-body runs.
+fn flush_run(current: &mut Vec<Unit>, runs: &mut Vec<Run>) {
+    if current.len() >= 2 {
+        runs.push(Run {
+            units: std::mem::take(current),
+            key: String::new(),
+        });
+    } else if let Some(u) = current.pop() {
+        runs.extend(u.runs);
+    }
+}
+
+fn make_unit(ctx: &Ctx, it: &Item, container: &str, depth: usize) -> Unit {
+    let stmt = it.node;
+    let def = if stmt.kind() == "decorated_definition" {
+        stmt.child_by_field_name("definition").unwrap_or(stmt)
+    } else {
+        stmt
+    };
+    let name = def
+        .child_by_field_name("name")
+        .map(|n| ctx.node_text(n))
+        .unwrap_or_default();
+    let mut defs = BTreeSet::new();
+    defs.insert(name.clone());
+    let mut deftime_refs = BTreeSet::new();
+    let mut decorator_refs = BTreeSet::new();
+    if stmt.kind() == "decorated_definition" {
+        let mut cur = stmt.walk();
+        for d in stmt.children(&mut cur).filter(|c| c.kind() == "decorator") {
+            collect_deftime(ctx, d, &mut decorator_refs, &mut defs);
+        }
+        deftime_refs.extend(decorator_refs.iter().cloned());
+    }
+    if def.kind() == "function_definition" || def.kind() == "class_definition" {
+        header_refs(ctx, def, &mut deftime_refs, &mut defs);
+    }
+    let mut all_refs = BTreeSet::new();
+    collect_identifiers(ctx, stmt, &mut all_refs);
+
+    let mut runs = Vec::new();
+    if def.kind() == "class_definition" && depth < MAX_DEPTH {
+        if let Some(body) = def.child_by_field_name("body") {
+            // The body starts on the line after the header's colon.
+            let header_end = body
+                .prev_sibling()
+                .map_or(def.start_byte(), |p| p.end_byte().max(1) - 1);
+            let lo = (ctx.line_of(header_end) + 1).max(it.core.start);
+            let path = if container.is_empty() {
+                name.clone()
+            } else {
+                format!("{container}.{name}")
+            };
+            if lo < it.ext.end {
+                runs = block_runs(ctx, body, lo, it.ext.end, &path, depth + 1);
+            }
+        }
+    }
+    Unit {
+        span: it.ext.clone(),
+        name,
+        defs,
+        deftime_refs,
+        decorator_refs,
+        all_refs,
+        runs,
+    }
+}
+
+/// Names read when a `def`/`class` statement executes (not its decorators).
+fn header_refs(ctx: &Ctx, def: Node, refs: &mut BTreeSet<String>, defs: &mut BTreeSet<String>) {
+    if def.kind() == "function_definition" {
+        if let Some(params) = def.child_by_field_name("parameters") {
+            let mut cur = params.walk();
+            for p in params.named_children(&mut cur) {
+                for field in ["type", "value"] {
+                    if field == "type" && ctx.future_annotations {
+                        continue;
+                    }
+                    if let Some(x) = p.child_by_field_name(field) {
+                        collect_deftime(ctx, x, refs, defs);
+                    }
+                }
+            }
+        }
+        if !ctx.future_annotations {
+            if let Some(r) = def.child_by_field_name("return_type") {
+                collect_deftime(ctx, r, refs, defs);
+            }
+        }
+        if let Some(t) = def.child_by_field_name("type_parameters") {
+            collect_deftime(ctx, t, refs, defs);
+        }
+    } else {
+        for field in ["superclasses", "type_parameters", "body"] {
+            if let Some(x) = def.child_by_field_name(field) {
+                collect_deftime(ctx, x, refs, defs);
+            }
+        }
+    }
+}
+
+/// Identifiers read when `node` is evaluated as part of a definition: everything except the
+/// bodies of nested functions (which only run when called). Over-approximates (attribute
+/// names, lambda bodies) on purpose: an extra constraint only means less shuffling.
+fn collect_deftime(
+    ctx: &Ctx,
+    node: Node,
+    refs: &mut BTreeSet<String>,
+    defs: &mut BTreeSet<String>,
+) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "function_definition" => header_refs(ctx, n, refs, defs),
+            "class_definition" => {
+                for field in ["superclasses", "type_parameters", "body"] {
+                    if let Some(x) = n.child_by_field_name(field) {
+                        stack.push(x);
+                    }
+                }
+            }
+            "identifier" => {
+                refs.insert(ctx.node_text(n));
+            }
+            "named_expression" => {
+                if let Some(t) = n.child_by_field_name("name") {
+                    defs.insert(ctx.node_text(t));
+                }
+                let mut cur = n.walk();
+                stack.extend(n.children(&mut cur));
+            }
+            _ => {
+                let mut cur = n.walk();
+                stack.extend(n.children(&mut cur));
+            }
+        }
+    }
+}
+
+fn collect_identifiers(ctx: &Ctx, node: Node, out: &mut BTreeSet<String>) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "identifier" {
+            out.insert(ctx.node_text(n));
+        } else {
+            let mut cur = n.walk();
+            stack.extend(n.children(&mut cur));
+        }
+    }
+}
+
+/// Pairs `(a, b)`, `a < b` in run order, whose relative order must be kept.
+pub fn constraints(run: &Run) -> Vec<(usize, usize)> {
+    let units = &run.units;
+    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, u) in units.iter().enumerate() {
+        for d in &u.defs {
+            definers.entry(d.as_str()).or_default().push(i);
+        }
+    }
+    let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut add = |a: usize, b: usize| {
+        if a != b {
+            pairs.insert((a.min(b), a.max(b)));
+        }
+    };
+    for list in definers.values() {
+        for w in list.windows(2) {
+            add(w[0], w[1]);
+        }
+    }
+    let mut by_decorator: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, u) in units.iter().enumerate() {
+        for r in &u.decorator_refs {
+            if !PURE_DECORATOR_NAMES.contains(&r.as_str()) {
+                by_decorator.entry(r.as_str()).or_default().push(i);
+            }
+        }
+    }
+    for list in by_decorator.values() {
+        for w in list.windows(2) {
+            add(w[0], w[1]);
+        }
+    }
+    for (i, u) in units.iter().enumerate() {
+        // Names the definition reads, closed over units it may call while executing.
+        let mut reached: BTreeSet<&str> = u.deftime_refs.iter().map(String::as_str).collect();
+        let mut queue: Vec<&str> = reached.iter().copied().collect();
+        let mut called = vec![false; units.len()];
+        while let Some(name) = queue.pop() {
+            for &v in definers.get(name).map_or(&[][..], |v| v.as_slice()) {
+                add(i, v);
+                if v != i && !called[v] {
+                    called[v] = true;
+                    for r in &units[v].all_refs {
+                        if reached.insert(r.as_str()) {
+                            queue.push(r.as_str());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    pairs.into_iter().collect()
+}
+
+/// A seeded topological order of `run` (slot -> unit index) keeping every constraint.
+fn seeded_order(run: &Run, seed: u64, path: &[u8]) -> Vec<usize> {
+    let k = run.units.len();
+    let mut h = Sha256::new();
+    h.update(b"schrodinger-level3\0");
+    h.update(seed.to_le_bytes());
+    h.update(path);
+    h.update(b"\0");
+    h.update(run.key.as_bytes());
+    let mut rng = ChaCha8Rng::from_seed(h.finalize().into());
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); k];
+    let mut indeg = vec![0usize; k];
+    for (a, b) in constraints(run) {
+        succ[a].push(b);
+        indeg[b] += 1;
+    }
+    let mut ready: Vec<usize> = (0..k).filter(|&i| indeg[i] == 0).collect();
+    let mut order = Vec::with_capacity(k);
+    while !ready.is_empty() {
+        // Modulo bias is irrelevant here; what matters is the same result on every machine.
+        let pick = (rng.next_u64() % ready.len() as u64) as usize;
+        let u = ready.remove(pick);
+        order.push(u);
+        for &v in &succ[u] {
+            indeg[v] -= 1;
+            if indeg[v] == 0 {
+                ready.push(v);
+            }
+        }
+    }
+    if order.len() != k {
+        // Constraints only go forward in text order, so this cannot happen; stay put if it does.
+        return (0..k).collect();
+    }
+    order
+}
+
+/// The line sequence of a text whose structure is `runs`, with each run's units placed in
+/// the order `choose` gives (slot -> unit index). Blank lines between units keep their slots.
+pub fn emit(n: usize, runs: &[Run], choose: &mut dyn FnMut(&Run) -> Vec<usize>) -> Vec<usize> {
+    let mut out = Vec::with_capacity(n);
+    emit_range(0, n, runs, choose, &mut out);
+    out
+}
+
+fn emit_range(
+    lo: usize,
+    hi: usize,
+    runs: &[Run],
+    choose: &mut dyn FnMut(&Run) -> Vec<usize>,
+    out: &mut Vec<usize>,
+) {
+    let mut at = lo;
+    for run in runs {
+        let r = run.lines();
+        if r.start < at || r.end > hi {
+            continue; // Not nested as promised: leave those lines to the plain walk.
+        }
+        out.extend(at..r.start);
+        let mut order = choose(run);
+        if order.len() != run.units.len() {
+            order = (0..run.units.len()).collect();
+        }
+        for (slot, &ui) in order.iter().enumerate() {
+            let u = &run.units[ui];
+            emit_range(u.span.start, u.span.end, &u.runs, choose, out);
+            if let Some(next) = run.units.get(slot + 1) {
+                out.extend(run.units[slot].span.end..next.span.start);
+            }
+        }
+        at = r.end;
+    }
+    out.extend(at..hi);
+}
+
+/// The seeded layout of an original file; the identity layout when it does not parse or when
+/// the planned layout would not survive its own round trip (checked, law 1).
+pub fn plan(path: &[u8], original: &[u8], seed: u64) -> Layout {
+    let n = layout::split_lines(original).len();
+    let structure = match analyze(original) {
+        Ok(s) => s,
+        Err(why) => {
+            tracing::debug!(path = %String::from_utf8_lossy(path), %why, "level 3: served in original order");
+            return Layout::identity(n);
+        }
+    };
+    let order = emit(n, &structure.runs, &mut |run| seeded_order(run, seed, path));
+    let planned = Layout::from_order(&order);
+    if planned.is_identity() {
+        return planned;
+    }
+    let view = layout::render(original, &planned);
+    let (back, back_layout) = layout::inverse(original, &planned, &view);
+    if back != original || back_layout != planned {
+        tracing::debug!(path = %String::from_utf8_lossy(path), "level 3: planned layout does not round-trip; served in original order");
+        return Layout::identity(n);
+    }
+    planned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_of(src: &str) -> Run {
+        let s = analyze(src.as_bytes()).expect("parses");
+        assert_eq!(s.runs.len(), 1, "{s:?}");
+        s.runs.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn property_setter_and_overloads_keep_order() {
+        let r = run_of("\"\"\"doc\"\"\"\n\ndef a():\n    pass\n\n@property\ndef x(self):\n    pass\n\n@x.setter\ndef x(self, v):\n    pass\n");
+        assert_eq!(constraints(&r), vec![(1, 2)]);
+    }
+
+    #[test]
+    fn functions_called_at_definition_time_bring_their_body() {
+        // `reg` runs while `b` is defined and reads `helper`: helper must stay before b.
+        let src = "import x\n\ndef helper():\n    pass\n\ndef reg(f):\n    helper()\n    return f\n\n@reg\ndef b():\n    pass\n\ndef free():\n    pass\n";
+        let r = run_of(src);
+        let c = constraints(&r);
+        assert!(c.contains(&(0, 2)) && c.contains(&(1, 2)), "{c:?}");
+        assert!(!c.iter().any(|&(a, b)| a == 3 || b == 3), "{c:?}");
+    }
+
+    #[test]
+    fn annotations_count_unless_postponed() {
+        let eager = "import x\n\nclass A:\n    pass\n\ndef f(a: A) -> A:\n    pass\n";
+        assert_eq!(constraints(&run_of(eager)), vec![(0, 1)]);
+        let lazy = "from __future__ import annotations\n\nclass A:\n    pass\n\ndef f(a: A) -> A:\n    pass\n";
+        assert!(constraints(&run_of(lazy)).is_empty());
+    }
+
+    #[test]
+    fn class_bodies_bases_and_keywords_are_definition_time() {
+        let src = "import x\n\nclass M(type):\n    pass\n\nclass B:\n    pass\n\nclass C(B, metaclass=M):\n    y = helper()\n\ndef helper():\n    pass\n";
+        let c = constraints(&run_of(src));
+        assert!(
+            c.contains(&(0, 2)) && c.contains(&(1, 2)) && c.contains(&(2, 3)),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn shared_registry_decorators_keep_order_but_pure_ones_do_not() {
+        let src = "import x\n\n@atexit.register\ndef a():\n    pass\n\n@atexit.register\ndef b():\n    pass\n\n@staticmethod\ndef c():\n    pass\n\n@staticmethod\ndef d():\n    pass\n";
+        assert_eq!(constraints(&run_of(src)), vec![(0, 1)]);
+    }
+
+    #[test]
+    fn indentation_python_rejects_is_not_analyzed() {
+        assert!(analyze(b"    def a():\n        pass\nclass b:\n    pass\n").is_err());
+        assert!(analyze(
+            b"class A:\n        def f(self):\n            pass\n    def g(self):\n        pass\n"
+        )
+        .is_err());
+        assert!(analyze(b"\xef\xbb\xbfdef a():\n    pass\n").is_ok());
+    }
+
+    #[test]
+    fn units_on_the_first_two_lines_stay() {
+        // Regression: a unit with an attached comment moved to line 0 made that comment
+        // unattached in the original, so view and original disagreed about the run.
+        let src = b"def a():\n    return 1\n\n# about b\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        for seed in 0..16 {
+            let l = plan(b"m.py", src, seed);
+            assert_eq!(l.order()[..2], [0, 1]);
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for src in [
+            &b""[..],
+            b"\n",
+            b"\r\r\r",
+            b"def",
+            b"class A:\n  def f(self): pass\n  def g(self): pass",
+            b"@\n@\ndef f(:\n",
+            b"\xff\xfe\x00",
+            b"def a(): pass\ndef b(): pass\n",
+            b"x = 1; y = 2\n",
+            b"class A: pass\nclass B: pass\n\n\nclass C: pass\n",
+        ] {
+            let l = plan(b"g.py", src, 1);
+            assert_eq!(layout::render(src, &l).len(), src.len());
+        }
+        let deep = "class A:\n".to_string()
+            + &(1..200)
+                .map(|i| format!("{}class A{i}:\n", "    ".repeat(i)))
+                .collect::<String>()
+            + &"    ".repeat(200)
+            + "pass\n";
+        let l = plan(b"deep.py", deep.as_bytes(), 1);
+        assert!(l.is_valid_for(layout::split_lines(deep.as_bytes()).len()));
+    }
+}
