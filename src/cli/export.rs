@@ -29,7 +29,7 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
             return Err(CliError::Msg("OUTDIR must not be inside ORIGINAL".into()));
         }
     }
-    let t = build_transform(&orig, &args.view)?;
+    let t = build_transform(&orig, &args.view, None)?;
     let tree = read_tree(&orig).map_err(|e| CliError::Msg(e.to_string()))?;
     let view_path = |rel: &Path| -> std::path::PathBuf {
         rel.components()

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::bundle::{self, BuildOptions, Bundle};
-use crate::transform::{Level2, Transform};
+use crate::transform::layout::{LayoutState, LayoutStore};
+use crate::transform::{Composite, Transform};
 
 /// An error a subcommand reports to the user; the message says what to do.
 #[derive(Debug, thiserror::Error)]
@@ -40,8 +41,8 @@ pub struct ViewArgs {
     /// Seed of the view: the same tree and seed always give the same view [default: 0].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Transform levels: 2 renames identifiers and paths (3, reordering, is not available yet).
-    #[arg(long, default_value = "2")]
+    /// Transform levels: 2 renames identifiers and paths, 3 reorders definitions inside files.
+    #[arg(long, default_value = "2,3")]
     pub levels: String,
     /// Python interpreter the view will run under; its stdlib and site-packages are scanned
     /// so that names outside code defines are never renamed.
@@ -84,27 +85,22 @@ pub struct UnmountArgs {
     pub mountpoint: PathBuf,
 }
 
-/// Parse `--levels` ("2", "2,3", ...). Level 3 is not available yet: say so plainly.
+/// Parse `--levels` ("2", "3", "2,3").
 pub fn parse_levels(s: &str) -> Result<Vec<u8>, CliError> {
     let mut levels = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part {
             "2" => levels.push(2),
-            "3" => {
-                return Err(CliError::Msg(
-                    "--levels 3 (reordering definitions) is not available in this version; use --levels 2"
-                        .into(),
-                ))
-            }
+            "3" => levels.push(3),
             other => {
                 return Err(CliError::Msg(format!(
-                    "--levels takes a comma-separated list of levels (2); got `{other}`"
+                    "--levels takes a comma-separated list of levels: 2 (rename), 3 (reorder); got `{other}`"
                 )))
             }
         }
     }
     if levels.is_empty() {
-        return Err(CliError::Msg("--levels is empty; use --levels 2".into()));
+        return Err(CliError::Msg("--levels is empty; use --levels 2,3".into()));
     }
     levels.sort_unstable();
     levels.dedup();
@@ -146,11 +142,39 @@ pub fn build_bundle(original: &Path, view: &ViewArgs) -> Result<Bundle, CliError
     bundle::build(original, &opts).map_err(|e| CliError::Msg(e.to_string()))
 }
 
-/// Build the transform that defines the view of `original` under `view`.
-pub fn build_transform(original: &Path, view: &ViewArgs) -> Result<Arc<dyn Transform>, CliError> {
+/// Build the transform that defines the view of `original` under `view`. With a state
+/// directory, Level 3 layouts saved by an earlier mount are taken up again, so the view reads
+/// back exactly what was written through it.
+pub fn build_transform(
+    original: &Path,
+    view: &ViewArgs,
+    state: Option<&Path>,
+) -> Result<Arc<dyn Transform>, CliError> {
     let b = build_bundle(original, view)?;
-    let renamer = b.renamer().map_err(|e| CliError::Msg(e.to_string()))?;
-    Ok(Arc::new(Level2 { renamer }))
+    Ok(Arc::new(transform_of(&b, state)?))
+}
+
+/// The transform of a bundle (see `build_transform`).
+pub fn transform_of(b: &Bundle, state: Option<&Path>) -> Result<Composite, CliError> {
+    let l2 = if b.levels.contains(&2) {
+        Some(b.renamer().map_err(|e| CliError::Msg(e.to_string()))?)
+    } else {
+        None
+    };
+    let l3 = if b.levels.contains(&3) {
+        let saved = state
+            .map(|s| s.join(crate::fs::TRANSFORM_STATE_FILE))
+            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|bytes| serde_json::from_slice::<LayoutState>(&bytes).ok())
+            .filter(|st| st.seed == b.seed);
+        Some(match saved {
+            Some(st) => LayoutStore::from_state(st),
+            None => LayoutStore::new(b.seed),
+        })
+    } else {
+        None
+    };
+    Ok(Composite { l2, l3 })
 }
 
 /// `schrodinger export`.

@@ -272,7 +272,7 @@ fn transform_for(
     if std::env::var_os("SCHRODINGER_TEST_SWAP_TRANSFORM").is_some() {
         return Ok(std::sync::Arc::new(crate::fs::testing::SwapTransform));
     }
-    super::build_transform(&p.original, &args.view)
+    super::build_transform(&p.original, &args.view, Some(&p.state))
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);

@@ -196,9 +196,15 @@ struct State {
 }
 
 /// The view of one original tree.
+/// File in the state directory holding the transform's state.
+pub const TRANSFORM_STATE_FILE: &str = "layouts.json";
+
 pub struct ViewFs {
     root: PathBuf,
     scratch: PathBuf,
+    /// Where the transform's own state (Level 3 layouts) is saved after each write-back, so a
+    /// remount with the same state directory reads back exactly what was written.
+    transform_state: PathBuf,
     transform: Arc<dyn Transform>,
     cache: ContentCache,
     state: Mutex<State>,
@@ -252,6 +258,7 @@ impl ViewFs {
             .map_err(|e| FsError::io(format!("scratch {}", scratch.display()), e))?;
         let fs = ViewFs {
             root,
+            transform_state: state.join(TRANSFORM_STATE_FILE),
             scratch,
             transform,
             cache: ContentCache::new(options.cache_budget),
@@ -650,6 +657,10 @@ impl ViewFs {
             (Backing::Original(rel), true) => Some(self.view_bytes(rel)?.0),
             _ => None,
         };
+        let replaced = match fs::symlink_metadata(&to) {
+            Ok(m) if m.is_file() && carried.is_some() => fs::read(&to).ok(),
+            _ => None,
+        };
         fs::rename(&from, &to).map_err(|e| FsError::io(format!("rename {}", from.display()), e))?;
         {
             let mut st = self.state.lock();
@@ -664,7 +675,7 @@ impl ViewFs {
         if let Backing::Original(p) = &to_back {
             self.cache.remove_tree(p);
             if let Some(view) = carried {
-                self.rederive(p, &to, &view)?;
+                self.rederive(p, &to, &view, replaced)?;
             }
             if from_meta.is_dir() {
                 let old = self.scratch.join(&from_view);
@@ -681,17 +692,37 @@ impl ViewFs {
         Ok(())
     }
 
-    /// Make original `rel` (at `path`) the inverse of `view` under its current name.
-    fn rederive(&self, rel: &Path, path: &Path, view: &Arc<Vec<u8>>) -> FsResult<()> {
+    /// Save the transform's state next to the scratch tree (atomically; a failure is logged,
+    /// never fatal: the original is already written).
+    fn persist_transform_state(&self) {
+        if let Some(bytes) = self.transform.save_state() {
+            if let Err(e) = write_atomic(&self.transform_state, &bytes, 0o600, None) {
+                tracing::warn!("saving {}: {e}", self.transform_state.display());
+            }
+        }
+    }
+
+    /// Make original `rel` (at `path`) the inverse of `view` under its current name. `replaced`
+    /// is the original that the rename replaced, if any: an editor's save (temp file, then
+    /// rename over) is an edit of that file, so it is the base of the inverse.
+    fn rederive(
+        &self,
+        rel: &Path,
+        path: &Path,
+        view: &Arc<Vec<u8>>,
+        replaced: Option<Vec<u8>>,
+    ) -> FsResult<()> {
         let m = fs::symlink_metadata(path)
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
-        let base =
+        let current =
             fs::read(path).map_err(|e| FsError::io(format!("read {}", path.display()), e))?;
+        let base = replaced.unwrap_or_else(|| current.clone());
         let orig = self.to_original_content(rel, view, Some(&base))?;
-        if orig != base {
+        if orig != current {
             write_atomic(path, &orig, m.mode(), Some((m.uid(), m.gid())))
                 .map_err(|e| FsError::eio(format!("write {}", path.display()), e))?;
         }
+        self.persist_transform_state();
         let m = fs::symlink_metadata(path)
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
         self.cache.put(rel, Stamp::of(&m), view.clone());
@@ -1060,6 +1091,7 @@ impl ViewFs {
             write_atomic(&path, &orig, mode, owner)
                 .map_err(|e| FsError::eio(format!("write back {}", path.display()), e))?;
         }
+        self.persist_transform_state();
         let m = fs::symlink_metadata(&path)
             .map_err(|e| FsError::eio(format!("stat {}", path.display()), e))?;
         self.cache.put(&rel, Stamp::of(&m), Arc::new(data));

@@ -56,6 +56,10 @@ pub trait Transform: Send + Sync + 'static {
         view: &[u8],
         base_original: Option<&[u8]>,
     ) -> Vec<u8>;
+    /// State to keep across mounts (Level 3 layouts), serialized; `None` when stateless.
+    fn save_state(&self) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// Names in the original that the view never shows: version control, byte-code caches and
@@ -105,4 +109,70 @@ impl Transform for Level2 {
 fn bytes_to_os(b: Vec<u8>) -> OsString {
     use std::os::unix::ffi::OsStringExt;
     OsString::from_vec(b)
+}
+
+/// The view of a bundle: Level 3 (reordering) inside, Level 2 (renaming) outside.
+///
+/// To the view: reorder the original's lines, then rename. Back: rename (an involution), then
+/// invert the layout. Level 3 parses and diffs text in original names, so its dependency checks
+/// see the names the original really has.
+pub struct Composite {
+    pub l2: Option<rename::Renamer>,
+    pub l3: Option<layout::LayoutStore>,
+}
+
+impl Transform for Composite {
+    fn name_to_view(&self, name: &OsStr) -> OsString {
+        match &self.l2 {
+            Some(r) => bytes_to_os(r.swap_name(name.as_encoded_bytes()).into_owned()),
+            None => name.to_owned(),
+        }
+    }
+
+    fn name_to_original(&self, name: &OsStr) -> Result<OsString, TransformError> {
+        let orig = match &self.l2 {
+            Some(r) => bytes_to_os(r.swap_name(name.as_encoded_bytes()).into_owned()),
+            None => name.to_owned(),
+        };
+        if hidden_in_original(orig.as_encoded_bytes()) {
+            return Err(TransformError::Reserved);
+        }
+        Ok(orig)
+    }
+
+    fn content_to_view(&self, orig_rel: &Path, original: &[u8]) -> Vec<u8> {
+        let path = orig_rel.as_os_str().as_encoded_bytes();
+        let ordered = match &self.l3 {
+            Some(store) if layout::is_python_name(path) => store.to_view(path, original),
+            _ => original.to_vec(),
+        };
+        match &self.l2 {
+            Some(r) => r.swap_content(path, &ordered).into_owned(),
+            None => ordered,
+        }
+    }
+
+    fn content_to_original(
+        &self,
+        orig_rel: &Path,
+        view: &[u8],
+        base_original: Option<&[u8]>,
+    ) -> Vec<u8> {
+        let path = orig_rel.as_os_str().as_encoded_bytes();
+        let renamed = match &self.l2 {
+            Some(r) => r.swap_content(path, view).into_owned(),
+            None => view.to_vec(),
+        };
+        match &self.l3 {
+            Some(store) if layout::is_python_name(path) => {
+                store.to_original(path, &renamed, base_original)
+            }
+            _ => renamed,
+        }
+    }
+
+    fn save_state(&self) -> Option<Vec<u8>> {
+        let store = self.l3.as_ref()?;
+        serde_json::to_vec(&store.state()).ok()
+    }
 }
