@@ -145,3 +145,49 @@ fn bad_input_served_faithfully_nothing_lost() {
     assert_eq!(sha256(&fs::read(o.join("big.dat")).unwrap()), sha256(&big));
     assert!(Path::new(&o.join("outside_link")).is_symlink());
 }
+
+/// A relative symlink inside the original (`current_ledger.py -> ledger.py`) is served with
+/// its target in view names: it resolves in the view and leaks no original name (law 7).
+/// A symlink made in the view gets its target in original names.
+#[test]
+fn symlink_inside_repo_translated() {
+    let test = "symlink_inside_repo_translated";
+    let seed = 42;
+    let repo = Repo::sample();
+    std::os::unix::fs::symlink("ledger.py", repo.orig.join("bookmobile/current_ledger.py"))
+        .unwrap();
+    let t = repo.translate_many(
+        seed,
+        "view",
+        &[
+            "bookmobile/current_ledger.py",
+            "ledger.py",
+            "bookmobile/ledger.py",
+            "bookmobile",
+        ],
+    );
+    let (link, target, ledger, pkg) = (&t[0], &t[1], &t[2], &t[3]);
+    assert_ne!(target, "ledger.py");
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let served = fs::read_link(m.path(link)).unwrap();
+    let resolves = fs::read(m.path(link)).ok() == fs::read(m.path(ledger)).ok();
+    // A link made in the view, to a view name.
+    std::os::unix::fs::symlink(target, m.path(&format!("{pkg}/alias.py"))).unwrap();
+    m.unmount();
+    assert_eq!(
+        served,
+        Path::new(target),
+        "readlink in the view returns the original's target (leaks `ledger`, dangles)"
+    );
+    assert!(
+        resolves,
+        "the link does not resolve to the ledger in the view"
+    );
+    assert_eq!(
+        fs::read_link(repo.orig.join("bookmobile/alias.py")).unwrap(),
+        Path::new("ledger.py"),
+        "a link made in the view keeps its view target in the original"
+    );
+}

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::harness::{python3, run_ok, Mount, Repo};
+use crate::harness::{git, python3, run_ok, Mount, Repo};
 
 const LEDGER: &str = "bookmobile/ledger.py";
 
@@ -286,5 +286,37 @@ fn edit_new_module_in_view_words() {
     assert_eq!(
         fs::read_to_string(repo.orig.join("bookmobile/ledger_helpers.py")).unwrap(),
         orig_text
+    );
+}
+
+/// A non-UTF-8 byte written into a Python file of the view (a Latin-1 comment) is still a
+/// small edit of the original: the rest of the file comes back in original names.
+#[test]
+fn edit_latin1_comment_in_python_file() {
+    let Some(c) = Ctx::new("edit_latin1_comment_in_python_file", 40) else {
+        return;
+    };
+    run_ok(
+        Command::new("sh")
+            .args(["-c", "printf '# caf\\351\\n' >> \"$1\"", "sh"])
+            .arg(c.ledger()),
+    );
+    let log = c.m.log();
+    c.m.unmount();
+    let raw = run_ok(git(&c.repo.orig).args(["diff", "--no-color", "-U0", "--text"]));
+    let added: Vec<&str> = raw
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .collect();
+    let removed = raw
+        .lines()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+        .count();
+    assert!(
+        removed == 0 && added.len() == 1,
+        "a one-line append became a diff of {removed} removed and {} added lines \
+         (the file was written back untranslated):\n{}...\nlog:\n{log}",
+        added.len(),
+        &raw[..raw.len().min(1500)]
     );
 }
