@@ -317,6 +317,6 @@ fn edit_latin1_comment_in_python_file() {
         "a one-line append became a diff of {removed} removed and {} added lines \
          (the file was written back untranslated):\n{}...\nlog:\n{log}",
         added.len(),
-        &raw[..raw.len().min(1500)]
+        raw.chars().take(1500).collect::<String>()
     );
 }
