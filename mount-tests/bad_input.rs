@@ -1,0 +1,193 @@
+//! Bad input in the original (not committed): each file is served faithfully or refused with
+//! a clear error, and nothing in the original is lost (law 9).
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::harness::{hashes, sha256, Repo};
+
+const BIG: usize = 50 << 20;
+
+/// Deterministic pseudo-random bytes (xorshift), NULs included: a binary file.
+fn noise(len: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut v = Vec::with_capacity(len + 8);
+    while v.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    v.truncate(len);
+    v
+}
+
+#[test]
+fn bad_input_served_faithfully_nothing_lost() {
+    let test = "bad_input_served_faithfully_nothing_lost";
+    let seed = 41;
+    let repo = Repo::sample();
+    let o = &repo.orig;
+    let binary = b"\x00\x01LoanLedger\x00bookmobile ledger\xff\xfe\n".repeat(100);
+    let latin1 = b"LoanLedger caf\xe9 \xff bookmobile\n".to_vec();
+    let bad_name: &[u8] = b"bad\xffname.txt";
+    let bad_name_content = b"0123 456\n".to_vec();
+    let crlf_bom = "\u{feff}from .ledger import LoanLedger\r\n\r\n\r\n\
+                    def make_ledger():\r\n    return LoanLedger()\r\n"
+        .as_bytes()
+        .to_vec();
+    let big = noise(BIG);
+    let outside = repo.dir.path().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    let secret = outside.join("secret.txt");
+    fs::write(&secret, "secret\n").unwrap();
+
+    fs::write(o.join("bookmobile/blob.bin"), &binary).unwrap();
+    fs::write(o.join("bookmobile/latin1.txt"), &latin1).unwrap();
+    fs::write(o.join(OsStr::from_bytes(bad_name)), &bad_name_content).unwrap();
+    fs::write(o.join("bookmobile/empty.py"), b"").unwrap();
+    fs::write(o.join("big.dat"), &big).unwrap();
+    std::os::unix::fs::symlink(&secret, o.join("outside_link")).unwrap();
+    fs::write(o.join("bookmobile/crlf_bom.py"), &crlf_bom).unwrap();
+    let before = hashes(o);
+
+    let names = repo.translate_many(
+        seed,
+        "view",
+        &[
+            "bookmobile/blob.bin",
+            "bookmobile/latin1.txt",
+            "bookmobile/empty.py",
+            "big.dat",
+            "outside_link",
+            "bookmobile/crlf_bom.py",
+        ],
+    );
+    let [blob, latin, empty, big_name, link, crlf] = &names[..] else {
+        unreachable!()
+    };
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let v = |rel: &str| m.path(rel);
+
+    // Binary and invalid UTF-8: byte-identical.
+    assert_eq!(fs::read(v(blob)).unwrap(), binary, "binary file");
+    assert_eq!(fs::read(v(latin)).unwrap(), latin1, "invalid UTF-8 file");
+    // A name that is not UTF-8 keeps its bytes.
+    let bad = m.point.join(OsStr::from_bytes(bad_name));
+    assert_eq!(
+        fs::read(&bad).unwrap_or_else(|e| panic!("file with a non-UTF-8 name: {e}")),
+        bad_name_content
+    );
+    assert!(
+        fs::read_dir(&m.point)
+            .unwrap()
+            .any(|e| e.unwrap().file_name().as_bytes() == bad_name),
+        "the non-UTF-8 name is not listed"
+    );
+    // Empty file.
+    assert_eq!(fs::metadata(v(empty)).unwrap().len(), 0);
+    assert_eq!(fs::read(v(empty)).unwrap(), b"");
+    // 50 MB: size and content.
+    assert_eq!(fs::metadata(v(big_name)).unwrap().len(), BIG as u64);
+    let big_view = fs::read(v(big_name)).unwrap();
+    assert_eq!(big_view.len(), BIG);
+    assert!(big_view == big, "50 MB file content differs");
+    drop(big_view);
+    // Symlink out of the original: shown as the same link, or not at all; never followed
+    // into a copy of the outside file.
+    match fs::symlink_metadata(v(link)) {
+        Ok(md) => {
+            assert!(md.file_type().is_symlink(), "the link is served as {md:?}");
+            assert_eq!(fs::read_link(v(link)).unwrap(), secret);
+        }
+        Err(e) => eprintln!("{test}: the outside symlink is not served: {e}"),
+    }
+    // CRLF + BOM: renamed, BOM and line endings kept.
+    let crlf_view = fs::read(v(crlf)).unwrap();
+    assert!(crlf_view.starts_with("\u{feff}".as_bytes()), "BOM lost");
+    let text = String::from_utf8(crlf_view.clone()).unwrap();
+    assert_eq!(text.matches("\r\n").count(), text.matches('\n').count());
+    assert_eq!(text.lines().count(), 5);
+    assert!(!text.contains("LoanLedger"), "not renamed: {text:?}");
+
+    // Rewrite each served file unchanged through the view.
+    for (p, c) in [
+        (v(blob), &binary),
+        (v(latin), &latin1),
+        (bad.clone(), &bad_name_content),
+        (v(empty), &Vec::new()),
+        (v(crlf), &crlf_view),
+        (v(big_name), &big),
+    ] {
+        fs::write(&p, c).unwrap_or_else(|e| panic!("rewrite {}: {e}", p.display()));
+        assert!(
+            fs::read(&p).unwrap() == *c,
+            "read after rewrite: {}",
+            p.display()
+        );
+    }
+    m.unmount();
+    let after = hashes(o);
+    for (k, h) in &before {
+        assert_eq!(
+            after.get(k),
+            Some(h),
+            "{} changed or lost",
+            String::from_utf8_lossy(k)
+        );
+    }
+    assert_eq!(after.len(), before.len(), "new files in the original");
+    assert_eq!(fs::read(&secret).unwrap(), b"secret\n");
+    assert_eq!(sha256(&fs::read(o.join("big.dat")).unwrap()), sha256(&big));
+    assert!(Path::new(&o.join("outside_link")).is_symlink());
+}
+
+/// A relative symlink inside the original (`current_ledger.py -> ledger.py`) is served with
+/// its target in view names: it resolves in the view and leaks no original name (law 7).
+/// A symlink made in the view gets its target in original names.
+#[test]
+fn symlink_inside_repo_translated() {
+    let test = "symlink_inside_repo_translated";
+    let seed = 42;
+    let repo = Repo::sample();
+    std::os::unix::fs::symlink("ledger.py", repo.orig.join("bookmobile/current_ledger.py"))
+        .unwrap();
+    let t = repo.translate_many(
+        seed,
+        "view",
+        &[
+            "bookmobile/current_ledger.py",
+            "ledger.py",
+            "bookmobile/ledger.py",
+            "bookmobile",
+        ],
+    );
+    let (link, target, ledger, pkg) = (&t[0], &t[1], &t[2], &t[3]);
+    assert_ne!(target, "ledger.py");
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let served = fs::read_link(m.path(link)).unwrap();
+    let resolves = fs::read(m.path(link)).ok() == fs::read(m.path(ledger)).ok();
+    // A link made in the view, to a view name.
+    std::os::unix::fs::symlink(target, m.path(&format!("{pkg}/alias.py"))).unwrap();
+    m.unmount();
+    assert_eq!(
+        served,
+        Path::new(target),
+        "readlink in the view returns the original's target (leaks `ledger`, dangles)"
+    );
+    assert!(
+        resolves,
+        "the link does not resolve to the ledger in the view"
+    );
+    assert_eq!(
+        fs::read_link(repo.orig.join("bookmobile/alias.py")).unwrap(),
+        Path::new("ledger.py"),
+        "a link made in the view keeps its view target in the original"
+    );
+}

@@ -1,0 +1,169 @@
+//! Law 7 (no leak) through real tools: `ls -R`, `find`, `grep -rnw`.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::process::Command;
+
+use crate::harness::{output, python3, run_ok, show, walk, Repo};
+
+/// Every original path component that the bundle renames is absent from the view's listing,
+/// and the view's listing is exactly the translated list of original paths.
+#[test]
+fn listing_shows_no_renamed_original_component() {
+    let test = "listing_shows_no_renamed_original_component";
+    let seed = 11;
+    let repo = Repo::sample();
+    let orig_paths: Vec<String> = walk(&repo.orig, &[".git"])
+        .keys()
+        .map(|k| show(k))
+        .collect();
+    let translated = repo.translate(seed, "view", &orig_paths.join("\n"));
+    let view_paths: Vec<&str> = translated.lines().collect();
+    assert_eq!(view_paths.len(), orig_paths.len());
+
+    // Components that translate to themselves are frozen; the others must not be seen.
+    let mut renamed = BTreeSet::new();
+    for (o, v) in orig_paths.iter().zip(&view_paths) {
+        for (oc, vc) in o.split('/').zip(v.split('/')) {
+            if oc != vc {
+                renamed.insert(oc.to_string());
+            }
+        }
+    }
+    assert!(
+        renamed.contains("bookmobile"),
+        "the package directory should be renamed by seed {seed}: {renamed:?}"
+    );
+
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let find = run_ok(Command::new("find").arg(".").current_dir(&m.point));
+    let ls = run_ok(Command::new("ls").args(["-R", "-a"]).current_dir(&m.point));
+    let mut seen_paths = BTreeSet::new();
+    for line in find.lines() {
+        let p = line.strip_prefix("./").unwrap_or(line);
+        if p != "." {
+            seen_paths.insert(p.to_string());
+        }
+        for c in p.split('/') {
+            assert!(
+                !renamed.contains(c),
+                "find shows the original name `{c}` in `{line}`"
+            );
+        }
+    }
+    for line in ls.lines() {
+        for c in line
+            .trim_end_matches(':')
+            .split(|ch: char| ch == '/' || ch.is_whitespace())
+        {
+            assert!(
+                !renamed.contains(c),
+                "ls -R shows the original name `{c}` in `{line}`"
+            );
+        }
+    }
+    let expected: BTreeSet<String> = view_paths.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        seen_paths, expected,
+        "the view's listing is not the translated original listing"
+    );
+    m.unmount();
+}
+
+/// No owned run the bundle renames is found by `grep -rnw` anywhere in the view (names and
+/// contents), and the view hides `.git` and byte-code caches that exist in the original.
+#[test]
+fn grep_finds_no_owned_name_and_hides_caches() {
+    let test = "grep_finds_no_owned_name_and_hides_caches";
+    let seed = 12;
+    let repo = Repo::sample();
+    let bundle = repo.bundle_json(seed);
+    let owned: Vec<String> = bundle["owned_runs"]
+        .as_array()
+        .expect("bundle has an owned_runs list")
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert!(owned.len() > 50, "too few owned runs: {owned:?}");
+    assert!(owned.iter().any(|r| r == "LoanLedger"), "{owned:?}");
+    let patterns = repo.dir.path().join("owned.txt");
+    fs::write(&patterns, owned.join("\n") + "\n").unwrap();
+
+    // The original has byte-code caches (tests run there) that the view must hide.
+    let out = output(
+        python3()
+            .args(["-m", "unittest", "-q"])
+            .current_dir(&repo.orig),
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(repo.orig.join("bookmobile/__pycache__").is_dir());
+
+    // The check can fail: the same grep finds the names in the original.
+    let grep = |dir: &std::path::Path| {
+        output(
+            Command::new("grep")
+                .args(["-rnwF", "-f"])
+                .arg(&patterns)
+                .arg(".")
+                .current_dir(dir),
+        )
+    };
+    let in_orig = grep(&repo.orig);
+    assert_eq!(
+        in_orig.status.code(),
+        Some(0),
+        "grep finds owned names in the original"
+    );
+
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let in_view = grep(&m.point);
+    assert_eq!(
+        in_view.status.code(),
+        Some(1),
+        "grep -rnw finds original owned names in the view (or failed):\n{}{}",
+        String::from_utf8_lossy(&in_view.stdout),
+        String::from_utf8_lossy(&in_view.stderr)
+    );
+    // File names too (grep only looks at contents).
+    let names = run_ok(Command::new("find").arg(".").current_dir(&m.point));
+    let owned_set: BTreeSet<&str> = owned.iter().map(String::as_str).collect();
+    for line in names.lines() {
+        for run in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            assert!(
+                !owned_set.contains(run),
+                "the view's listing shows the owned name `{run}`: {line}"
+            );
+        }
+    }
+
+    let hidden = run_ok(
+        Command::new("find")
+            .args([
+                ".",
+                "(",
+                "-name",
+                ".git",
+                "-o",
+                "-name",
+                "__pycache__",
+                "-o",
+                "-name",
+                "*.pyc",
+                ")",
+                "-print",
+            ])
+            .current_dir(&m.point),
+    );
+    assert_eq!(hidden, "", "the view shows hidden things");
+    let top = run_ok(Command::new("ls").arg("-a").current_dir(&m.point));
+    assert!(!top.lines().any(|l| l == ".git"), "ls -a shows .git: {top}");
+    assert!(
+        !m.path(".git").exists(),
+        "stat of .git succeeds in the view"
+    );
+    m.unmount();
+}
