@@ -31,7 +31,7 @@ fn bad_input_served_faithfully_nothing_lost() {
     let repo = Repo::sample();
     let o = &repo.orig;
     let binary = b"\x00\x01LoanLedger\x00bookmobile ledger\xff\xfe\n".repeat(100);
-    let latin1 = b"LoanLedger caf\xe9 \xff bookmobile\n".to_vec();
+    let latin1 = b"LoanLedger \xe9 \xff bookmobile\n".to_vec();
     let bad_name: &[u8] = b"bad\xffname.txt";
     let bad_name_content = b"0123 456\n".to_vec();
     let crlf_bom = "\u{feff}from .ledger import LoanLedger\r\n\r\n\r\n\
@@ -53,6 +53,13 @@ fn bad_input_served_faithfully_nothing_lost() {
     fs::write(o.join("bookmobile/crlf_bom.py"), &crlf_bom).unwrap();
     let before = hashes(o);
 
+    // Invalid UTF-8 is text with a few stray bytes: its names are translated, the stray bytes
+    // kept where they are.
+    let latin_parts = repo.translate_many(seed, "view", &["LoanLedger ", " bookmobile\n"]);
+    let mut latin1_view = latin_parts[0].as_bytes().to_vec();
+    latin1_view.extend_from_slice(b"\xe9 \xff");
+    latin1_view.extend_from_slice(latin_parts[1].as_bytes());
+    assert_ne!(latin1_view, latin1, "the sample's names are not renamed");
     let names = repo.translate_many(
         seed,
         "view",
@@ -73,9 +80,13 @@ fn bad_input_served_faithfully_nothing_lost() {
     };
     let v = |rel: &str| m.path(rel);
 
-    // Binary and invalid UTF-8: byte-identical.
+    // Binary: byte-identical. Invalid UTF-8: renamed around the stray bytes.
     assert_eq!(fs::read(v(blob)).unwrap(), binary, "binary file");
-    assert_eq!(fs::read(v(latin)).unwrap(), latin1, "invalid UTF-8 file");
+    assert_eq!(
+        fs::read(v(latin)).unwrap(),
+        latin1_view,
+        "invalid UTF-8 file"
+    );
     // A name that is not UTF-8 keeps its bytes.
     let bad = m.point.join(OsStr::from_bytes(bad_name));
     assert_eq!(
@@ -117,7 +128,7 @@ fn bad_input_served_faithfully_nothing_lost() {
     // Rewrite each served file unchanged through the view.
     for (p, c) in [
         (v(blob), &binary),
-        (v(latin), &latin1),
+        (v(latin), &latin1_view),
         (bad.clone(), &bad_name_content),
         (v(empty), &Vec::new()),
         (v(crlf), &crlf_view),

@@ -18,6 +18,7 @@ struct Ctx {
     m: Mount,
     /// View-relative path of `bookmobile/ledger.py`.
     ledger_view: String,
+    seed: u64,
 }
 
 impl Ctx {
@@ -30,6 +31,7 @@ impl Ctx {
             repo,
             m,
             ledger_view,
+            seed,
         })
     }
 
@@ -42,17 +44,20 @@ impl Ctx {
     }
 
     /// The first original line of the ledger holding `frag`, and its view counterpart,
-    /// which must differ (the line carries a renamed name).
+    /// which must differ (the line carries a renamed name). Level 3 moves definitions, so the
+    /// view line is found by content: the original line translated to the view, which must
+    /// occur exactly once in the view file.
     fn line_with(&self, frag: &str) -> (String, String) {
         let orig = self.orig_ledger();
-        let (i, o) = orig
+        let o = orig
             .lines()
-            .enumerate()
-            .find(|(_, l)| l.contains(frag))
+            .find(|l| l.contains(frag))
             .unwrap_or_else(|| panic!("no line with `{frag}` in the sample's {LEDGER}"));
+        let v = self.repo.translate(self.seed, "view", o);
         let view = fs::read_to_string(self.ledger()).unwrap();
-        let v = view.lines().nth(i).unwrap().to_string();
-        assert!(v.contains(frag), "view line {i} `{v}` lacks `{frag}`");
+        let hits = view.lines().filter(|l| *l == v).count();
+        assert_eq!(hits, 1, "view line `{v}` occurs {hits} times in the view");
+        assert!(v.contains(frag), "view line `{v}` lacks `{frag}`");
         assert_ne!(v, o, "the line `{o}` is not renamed in the view");
         (o.to_string(), v)
     }

@@ -10,6 +10,7 @@ mod bad_input;
 mod edits;
 mod harness;
 mod leak;
+mod reorder;
 mod round_trip;
 mod staleness;
 mod unittest;

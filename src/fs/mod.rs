@@ -532,7 +532,42 @@ impl ViewFs {
         let path = self.disk(&back);
         let t = fs::read_link(&path)
             .map_err(|e| FsError::io(format!("readlink {}", path.display()), e))?;
-        Ok(t.into_os_string().into_vec_bytes())
+        let t = t.into_os_string().into_vec_bytes();
+        Ok(match back {
+            Backing::Original(_) => self.translate_link(&t, true),
+            Backing::Scratch(_) => t,
+        })
+    }
+
+    /// A relative link target names files by path components, so each component is
+    /// translated like any other name (original names never show through a link, and a link
+    /// made in the view points at the same file in the original). Absolute targets, `.`, `..`
+    /// and components the transform refuses stay as they are.
+    fn translate_link(&self, target: &[u8], to_view: bool) -> Vec<u8> {
+        if target.starts_with(b"/") {
+            return target.to_vec();
+        }
+        let parts: Vec<Vec<u8>> = target
+            .split(|b| *b == b'/')
+            .map(|c| {
+                if c.is_empty() || c == b"." || c == b".." {
+                    return c.to_vec();
+                }
+                let name = OsStr::from_bytes(c);
+                let out = if to_view {
+                    catch_unwind(AssertUnwindSafe(|| self.transform.name_to_view(name))).ok()
+                } else {
+                    catch_unwind(AssertUnwindSafe(|| self.transform.name_to_original(name)))
+                        .ok()
+                        .and_then(Result::ok)
+                };
+                match out {
+                    Some(o) if is_plain_component(&o) => o.as_bytes().to_vec(),
+                    _ => c.to_vec(),
+                }
+            })
+            .collect();
+        parts.join(&b'/')
     }
 
     fn new_entry(&self, view: PathBuf, back: Backing) -> FsResult<Attr> {
@@ -565,7 +600,15 @@ impl ViewFs {
         let (view, back) = self.child(parent, name)?;
         self.prepare(&back)?;
         let path = self.safe_path(&back)?;
-        std::os::unix::fs::symlink(target, &path)
+        let target: PathBuf = match back {
+            Backing::Original(_) => {
+                PathBuf::from(<OsString as std::os::unix::ffi::OsStringExt>::from_vec(
+                    self.translate_link(target.as_os_str().as_bytes(), false),
+                ))
+            }
+            Backing::Scratch(_) => target.to_path_buf(),
+        };
+        std::os::unix::fs::symlink(&target, &path)
             .map_err(|e| FsError::io(format!("symlink {}", path.display()), e))?;
         self.new_entry(view, back)
     }
@@ -662,6 +705,11 @@ impl ViewFs {
             _ => None,
         };
         fs::rename(&from, &to).map_err(|e| FsError::io(format!("rename {}", from.display()), e))?;
+        if let (Backing::Original(f), Backing::Original(t), None) =
+            (&from_back, &to_back, &replaced)
+        {
+            let _ = catch_unwind(AssertUnwindSafe(|| self.transform.renamed(f, t)));
+        }
         {
             let mut st = self.state.lock();
             if to_view != from_view {

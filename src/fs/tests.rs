@@ -377,7 +377,7 @@ fn escaping_and_reserved_names_are_refused() {
 }
 
 #[test]
-fn symlinks_are_stored_verbatim() {
+fn symlink_targets_translate_by_component() {
     let f = fixture();
     let a =
         f.fs.symlink(ROOT_INO, OsStr::new("ln"), Path::new("../../etc/passwd"))
@@ -388,6 +388,24 @@ fn symlinks_are_stored_verbatim() {
         Path::new("../../etc/passwd")
     );
     assert_eq!(f.fs.readlink(a.ino).unwrap(), b"../../etc/passwd");
+    // A relative target names files: each component is translated both ways.
+    let b =
+        f.fs.symlink(ROOT_INO, OsStr::new("ln2"), Path::new("sub/alpha.txt"))
+            .unwrap();
+    assert_eq!(
+        fs::read_link(f.orig.join("ln2")).unwrap(),
+        Path::new("sub/omega.txt")
+    );
+    assert_eq!(f.fs.readlink(b.ino).unwrap(), b"sub/alpha.txt");
+    // Absolute targets stay as they are.
+    let c =
+        f.fs.symlink(ROOT_INO, OsStr::new("ln3"), Path::new("/alpha"))
+            .unwrap();
+    assert_eq!(
+        fs::read_link(f.orig.join("ln3")).unwrap(),
+        Path::new("/alpha")
+    );
+    assert_eq!(f.fs.readlink(c.ino).unwrap(), b"/alpha");
 }
 
 #[test]

@@ -448,11 +448,24 @@ impl LayoutStore {
         self.files.lock().remove(path);
     }
 
-    /// The file moved in the original: its remembered layout and base move with it.
+    /// A file or directory moved in the original: the remembered layouts and bases of the
+    /// file, or of every file below the directory, move with it (the view of a moved file
+    /// does not change, though its path seeds the order).
     pub fn rename(&self, from: &[u8], to: &[u8]) {
         let mut files = self.files.lock();
-        if let Some(e) = files.remove(from) {
-            files.insert(to.to_vec(), e);
+        let mut prefix = from.to_vec();
+        prefix.push(b'/');
+        let moved: Vec<Vec<u8>> = files
+            .keys()
+            .filter(|k| k.as_slice() == from || k.starts_with(&prefix))
+            .cloned()
+            .collect();
+        for k in moved {
+            if let Some(e) = files.remove(&k) {
+                let mut nk = to.to_vec();
+                nk.extend_from_slice(&k[from.len()..]);
+                files.insert(nk, e);
+            }
         }
     }
 }

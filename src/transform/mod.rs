@@ -60,6 +60,9 @@ pub trait Transform: Send + Sync + 'static {
     fn save_state(&self) -> Option<Vec<u8>> {
         None
     }
+    /// A file or directory moved in the original (not over an existing file): per-path state
+    /// moves with it.
+    fn renamed(&self, _from_orig: &Path, _to_orig: &Path) {}
 }
 
 /// Names in the original that the view never shows: version control, byte-code caches and
@@ -174,5 +177,14 @@ impl Transform for Composite {
     fn save_state(&self) -> Option<Vec<u8>> {
         let store = self.l3.as_ref()?;
         serde_json::to_vec(&store.state()).ok()
+    }
+
+    fn renamed(&self, from_orig: &Path, to_orig: &Path) {
+        if let Some(store) = &self.l3 {
+            store.rename(
+                from_orig.as_os_str().as_encoded_bytes(),
+                to_orig.as_os_str().as_encoded_bytes(),
+            );
+        }
     }
 }

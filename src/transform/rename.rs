@@ -7,9 +7,9 @@
 //! and the lexer finds the same runs in the swapped text (see `lexer`). Nothing depends on byte
 //! lengths or on parsing.
 //!
-//! Binary files (a NUL byte or invalid UTF-8) pass through untouched: swapping only ever
-//! replaces ASCII runs by ASCII runs, so it keeps both properties and the check agrees in both
-//! directions.
+//! Binary files (a NUL byte) pass through untouched: swapping only ever replaces ASCII runs by
+//! ASCII runs, so it keeps NUL bytes where they are and the check agrees in both directions.
+//! Invalid UTF-8 is lexed like any text (its non-ASCII bytes never belong to a run).
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -37,8 +37,13 @@ pub enum FileKind {
 }
 
 /// The kind of a file from its (original or view: extensions never change) name and bytes.
+///
+/// Only a NUL byte makes a file binary. Text with a stray non-UTF-8 byte (a Latin-1 comment,
+/// an agent's bad write) is still lexed byte by byte: non-ASCII bytes never belong to a run,
+/// so the swap stays an involution, and one bad byte does not turn the whole file's
+/// translation off (which would write view names back into the original).
 pub fn file_kind(name: &[u8], content: &[u8]) -> FileKind {
-    if content.contains(&0) || std::str::from_utf8(content).is_err() {
+    if content.contains(&0) {
         return FileKind::Binary;
     }
     if name.ends_with(b".py") || name.ends_with(b".pyi") || name.ends_with(b".pyw") {
@@ -152,9 +157,6 @@ impl Renamer {
             .position(|&b| b == b'.')
             .map_or(name.len(), |p| p + 1);
         let stem = &name[..stem_end];
-        if std::str::from_utf8(name).is_err() {
-            return Cow::Borrowed(name);
-        }
         match self.apply(stem, &lexer::text_runs(stem)) {
             Cow::Borrowed(_) => Cow::Borrowed(name),
             Cow::Owned(mut v) => {
@@ -264,8 +266,9 @@ mod tests {
         let r = renamer();
         let data = b"query\0set";
         assert_eq!(&*r.swap_content(b"a.py", data), data);
-        let bad = b"query \xff set";
-        assert_eq!(&*r.swap_content(b"a.txt", bad), bad);
+        // A stray non-UTF-8 byte does not stop the rename of the rest.
+        let bad = b"query \xff set_user";
+        assert_eq!(&*r.swap_content(b"a.txt", bad), b"ledger \xff suite_otter");
     }
 
     #[test]

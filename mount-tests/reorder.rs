@@ -1,0 +1,104 @@
+//! Level 3 through a real mount: the default view really reorders definitions (so the other
+//! mount tests exercise the inverse), and a method edited through the view changes only that
+//! method's lines in the original.
+
+use std::fs;
+
+use crate::harness::{git, run_ok, Repo};
+
+/// Top-level `def`/`class` names and methods of a Python text, in order.
+fn def_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            let rest = t
+                .strip_prefix("def ")
+                .or_else(|| t.strip_prefix("class "))?;
+            Some(
+                rest.split(|c: char| c == '(' || c == ':')
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn view_reorders_and_method_edit_stays_local() {
+    let test = "view_reorders_and_method_edit_stays_local";
+    let seed = 51;
+    let repo = Repo::sample();
+    let files = [
+        "bookmobile/catalog.py",
+        "bookmobile/desk.py",
+        "bookmobile/ledger.py",
+        "bookmobile/patrons.py",
+        "bookmobile/rules/fines.py",
+    ];
+    let view_paths = repo.translate_many(seed, "view", &files);
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    // Some file shows its definitions in another order (names translated back to compare).
+    let mut reordered = None;
+    for (orig_rel, view_rel) in files.iter().zip(&view_paths) {
+        let orig = fs::read_to_string(repo.orig.join(orig_rel)).unwrap();
+        let view = fs::read_to_string(m.path(view_rel)).unwrap();
+        let back = repo.translate(seed, "original", &view);
+        let (a, b) = (def_names(&orig), def_names(&back));
+        let (mut sa, mut sb) = (a.clone(), b.clone());
+        sa.sort();
+        sb.sort();
+        assert_eq!(
+            sa, sb,
+            "{orig_rel}: the view must hold the same definitions"
+        );
+        if a != b && reordered.is_none() {
+            reordered = Some((orig_rel.to_string(), view_rel.clone(), view));
+        }
+    }
+    let (orig_rel, view_rel, view) =
+        reordered.expect("no sample file is reordered in the default view");
+
+    // Edit the body of the first method whose `def` line is followed by a body line: append a
+    // comment line after its `def` line, through the view.
+    let lines: Vec<&str> = view.lines().collect();
+    let i = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("def "))
+        .expect("a def in the view");
+    let indent = lines[i + 1].len() - lines[i + 1].trim_start().len();
+    // Translated now: the bundle is tied to the tree as it is before the edit.
+    let def_line = repo.translate(seed, "original", lines[i]);
+    let mut edited: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+    edited.insert(
+        i + 1,
+        format!("{}# checked by the mount test", " ".repeat(indent)),
+    );
+    let mut text = edited.join("\n");
+    text.push('\n');
+    fs::write(m.path(&view_rel), &text).unwrap();
+    assert_eq!(fs::read_to_string(m.path(&view_rel)).unwrap(), text);
+    m.unmount();
+
+    // The original changes by exactly that one added line, right after the same `def` line.
+    let diff = run_ok(git(&repo.orig).args(["diff", "-U0", "--", &orig_rel]));
+    let added: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .collect();
+    let removed: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+        .collect();
+    assert_eq!(added.len(), 1, "{diff}");
+    assert!(removed.is_empty(), "{diff}");
+    let after = fs::read_to_string(repo.orig.join(&orig_rel)).unwrap();
+    let al: Vec<&str> = after.lines().collect();
+    let k = al
+        .iter()
+        .position(|l| l.trim_end() == def_line.trim_end())
+        .unwrap_or_else(|| panic!("`{def_line}` not in the original after the edit"));
+    assert_eq!(al[k + 1].trim(), "# checked by the mount test", "{diff}");
+}
