@@ -27,6 +27,7 @@ use super::{build_bundle, CliError, ViewArgs};
 use crate::bundle::{self, Bundle};
 use crate::transform::lexer::Class;
 use crate::transform::rename::Renamer;
+use crate::transform::tokens;
 
 /// `schrodinger verify`.
 ///
@@ -314,7 +315,15 @@ fn run_view(
     warnings: &mut Vec<String>,
 ) -> Result<(RunResult, Vec<TestResult>), CliError> {
     let dir = ctx.work.join(label);
-    let view = View::create(&ctx.exe, &ctx.original, bundle, &dir, ctx.mode, &ctx.clock)?;
+    let view = View::create(
+        &ctx.exe,
+        &ctx.original,
+        bundle,
+        &dir,
+        ctx.mode,
+        &ctx.clock,
+        label,
+    )?;
     let env = side::view_env(&ctx.original, &view.root, renamer);
     if select.is_none() {
         warnings.extend(side::shadow_warnings(
@@ -710,6 +719,7 @@ fn auto_freeze(
     for o in report.only_original.iter().chain(report.only_view.iter()) {
         texts.push((o.id.clone(), o.id.clone()));
     }
+    let failure_texts = texts.len();
     let ids: Vec<String> = texts.iter().map(|(i, _)| i.clone()).collect();
     for id in ids.iter().collect::<BTreeSet<_>>() {
         if let Some(f) = test_file(&ctx.original, id) {
@@ -718,14 +728,47 @@ fn auto_freeze(
             }
         }
     }
-    for (id, text) in &texts {
+    // Owned runs first (freezing a run keeps its tokens elsewhere), then tokens: a name built
+    // from string fragments (`"comp" + "ute_total"`) only survives when its tokens are frozen.
+    // Tokens come from the candidate runs and from the failure texts, where a view word
+    // stands for its original token.
+    let mut token_cands: BTreeMap<String, String> = BTreeMap::new();
+    let mut add_tokens = |run: &str, id: &str| {
+        for p in tokens::split(run) {
+            if let tokens::Piece::Word(w, _) = p {
+                let w = w.to_ascii_lowercase();
+                let orig = if base.tokens.contains_key(&w) {
+                    Some(w)
+                } else {
+                    base.tokens
+                        .iter()
+                        .find(|(_, v)| **v == w)
+                        .map(|(k, _)| k.clone())
+                };
+                if let Some(o) = orig {
+                    token_cands.entry(o).or_insert_with(|| id.to_string());
+                }
+            }
+        }
+    };
+    for (k, (id, text)) in texts.iter().enumerate() {
+        let failure_text = k < failure_texts;
         for r in runs(text) {
             if renamed.contains(&r.to_string()) {
                 cands.entry(r.to_string()).or_insert_with(|| id.clone());
+                add_tokens(r, id);
+            } else if failure_text {
+                add_tokens(r, id);
             }
         }
     }
-    let names: Vec<String> = cands.keys().cloned().collect();
+    let mut names: Vec<String> = cands.keys().cloned().collect();
+    for (t, id) in token_cands {
+        if !cands.contains_key(&t) {
+            names.push(t.clone());
+            cands.insert(t, id);
+        }
+    }
     let renamed_before = renamed_count(&owned_all, renamer);
     let mut result = AutoFreeze {
         found: false,

@@ -41,6 +41,7 @@ impl View {
         work: &Path,
         mode: Mode,
         clock: &Clock,
+        label: &str,
     ) -> Result<View, CliError> {
         std::fs::create_dir_all(work)
             .map_err(|e| CliError::io(format!("creating {}", work.display()), e))?;
@@ -48,13 +49,13 @@ impl View {
         let json = serde_json::to_vec(bundle).map_err(|e| CliError::Msg(e.to_string()))?;
         std::fs::write(&bundle_path, json)
             .map_err(|e| CliError::io(format!("writing {}", bundle_path.display()), e))?;
-        let root = work.join("view");
+        let root = work.join("root");
         let mut cmd = Command::new(exe);
         match mode {
             Mode::Mount => {
                 std::fs::create_dir_all(&root)
                     .map_err(|e| CliError::io(format!("creating {}", root.display()), e))?;
-                clock.say("view", &format!("mounting at {}", root.display()));
+                clock.say(label, &format!("mounting at {}", root.display()));
                 cmd.arg("mount")
                     .arg("--bundle")
                     .arg(&bundle_path)
@@ -64,7 +65,7 @@ impl View {
                     .arg(&root);
             }
             Mode::Export => {
-                clock.say("view", &format!("exporting to {}", root.display()));
+                clock.say(label, &format!("exporting to {}", root.display()));
                 cmd.arg("export")
                     .arg("--bundle")
                     .arg(&bundle_path)
