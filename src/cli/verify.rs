@@ -30,18 +30,8 @@ use crate::transform::rename::Renamer;
 use crate::transform::tokens;
 
 /// `schrodinger verify`.
-///
-/// Runs COMMAND in ORIGINAL and in a fresh view of it (mounted into a temporary directory, or
-/// exported with --export), with the same environment and cwd = each side's root, and
-/// compares per-test outcomes: pytest (a JUnit report is added), `python -m unittest`
-/// (verbosity 2 is added), Django's `runtests.py` (`--verbosity=2` is added); any other
-/// command is compared by exit status only. COMMAND's arguments are translated to the view's
-/// names. PYTHONPATH entries pointing into ORIGINAL are rewritten to the same place in the
-/// view. An editable install of ORIGINAL (or any path entry into it) would make the view
-/// import the original code: verify warns when it detects that. Exit status 0 only when every
-/// test has the same outcome on both sides.
 #[derive(Debug, Clone, clap::Args)]
-#[command(verbatim_doc_comment)]
+#[command(after_help = AFTER_HELP)]
 pub struct VerifyArgs {
     #[command(flatten)]
     pub view: ViewArgs,
@@ -62,6 +52,32 @@ pub struct VerifyArgs {
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
+
+const AFTER_HELP: &str = "\
+Runs COMMAND in ORIGINAL and in a fresh view of it (mounted into a temporary directory with a
+temporary --state, or exported there with --export), each with cwd = that side's root and the
+same environment, and compares the outcome of every test (ids translated with the view's map).
+Exit status 0 only when every test has the same outcome on both sides.
+
+Runners: pytest (verify adds --junitxml, -o junit_family=xunit1, -p no:cacheprovider),
+`python -m unittest` (adds -v), Django's runtests.py (adds --verbosity=2); any other command
+is compared by exit status only, with a warning. COMMAND's arguments are translated to the
+view's names; absolute paths into ORIGINAL are moved to the view.
+
+Imports: nothing is written into ORIGINAL (PYTHONDONTWRITEBYTECODE=1 on both sides unless
+set). PYTHONPATH entries pointing into ORIGINAL are rewritten to the same place in the view.
+An editable install of ORIGINAL (or a .pth / path entry into it) would shadow the view, so
+that the view's tests run the original code: verify warns when the view's Python imports a
+top-level package of ORIGINAL from ORIGINAL. Uninstall it, or use another environment.
+
+--auto-freeze FILE: when outcomes differ, candidates are the renamed names (and their tokens)
+that occur in the differing tests' files and failure texts; delta debugging finds a small
+subset whose freezing restores equal outcomes (each probe builds a new view and reruns only
+the differing tests when the runner can select them). FILE gets the --freeze format with a
+`# motivated by: <test id>` comment per name. Verify with --freeze FILE to confirm.
+
+Example: schrodinger verify --seed 7 ORIGINAL -- python -m pytest -q tests/
+See docs/verify.md.";
 
 /// Progress lines on standard error: elapsed time, side, phase.
 pub struct Clock {
@@ -764,9 +780,9 @@ fn auto_freeze(
     }
     let mut names: Vec<String> = cands.keys().cloned().collect();
     for (t, id) in token_cands {
-        if !cands.contains_key(&t) {
-            names.push(t.clone());
-            cands.insert(t, id);
+        if let std::collections::btree_map::Entry::Vacant(e) = cands.entry(t.clone()) {
+            names.push(t);
+            e.insert(id);
         }
     }
     let renamed_before = renamed_count(&owned_all, renamer);
@@ -875,7 +891,6 @@ fn auto_freeze(
         Ok(good)
     };
     if !probe(&names)? {
-        drop(probe);
         result.probes = probes;
         result.message = format!(
             "freezing all {} candidate names does not restore equal outcomes; nothing written",
@@ -884,7 +899,6 @@ fn auto_freeze(
         return Ok(result);
     }
     let found = ddmin::ddmin(&names, &mut probe)?;
-    drop(probe);
     let final_renamer = probe_renamer(ctx, &found, 0)?;
     let mut text = String::from(
         "# written by `schrodinger verify --auto-freeze`: names whose renaming changed test \
