@@ -23,6 +23,8 @@ enum Command {
     Demo(cli::demo::DemoArgs),
     /// Translate text on standard input (a problem statement, a traceback, a test id).
     Translate(TranslateArgs),
+    /// Run a test command on ORIGINAL and on its view and compare outcomes test by test.
+    Verify(cli::verify::VerifyArgs),
 }
 
 fn main() {
@@ -44,6 +46,7 @@ fn main() {
         Command::Translate(a) => cli::translate::translate(a),
         Command::Demo(a) => cli::demo::demo(a),
         Command::Map(a) => cli::map::map(a),
+        Command::Verify(a) => cli::verify::verify(a),
     };
     if let Err(e) = result {
         eprintln!("schrodinger: {e}");

@@ -5,6 +5,7 @@ pub mod export;
 pub mod map;
 pub mod mount;
 pub mod translate;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
