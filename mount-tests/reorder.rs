@@ -14,12 +14,7 @@ fn def_names(text: &str) -> Vec<String> {
             let rest = t
                 .strip_prefix("def ")
                 .or_else(|| t.strip_prefix("class "))?;
-            Some(
-                rest.split(|c: char| c == '(' || c == ':')
-                    .next()
-                    .unwrap_or("")
-                    .to_string(),
-            )
+            Some(rest.split(['(', ':']).next().unwrap_or("").to_string())
         })
         .collect()
 }
