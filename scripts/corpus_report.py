@@ -243,7 +243,7 @@ def project(args):
         "files": len(files), "py_files": sum(f.endswith(".py") for f in files),
         "unparsable_py": unparsable,
         "owned_identifiers": len(owned), "renamed_identifiers": len(renamed),
-        "kept_identifiers_sample": kept[:400],
+        "kept_identifiers": kept,
         "path_components": len(comps), "renamed_path_components": comps_renamed,
         "paths_not_found_in_view": missing_paths[:50],
         "original_tests": counts(o), "view_tests": counts(v),
