@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 done
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${SCHRODINGER:-$ROOT/target/release/schrodinger}
+BIN=${SCHRODINGER:-${CARGO_TARGET_DIR:-$ROOT/target}/release/schrodinger}
 PYTHON=${CORPUS_PYTHON:-python3}
 TEST_TIMEOUT=${CORPUS_TEST_TIMEOUT:-1800}
 
@@ -105,7 +105,7 @@ run_project() {
         for d in $sdesel; do args+=(--deselect "$d"); done
         # shellcheck disable=SC2086
         (cd "$dir/$side" && env PYTHONPATH="$dir/$side/$sroot" PYTHONDONTWRITEBYTECODE=1 \
-            PYTHONHASHSEED=0 timeout "$TEST_TIMEOUT" "$py" -m pytest -q -p no:cacheprovider --continue-on-collection-errors \
+            PYTHONHASHSEED=0 HYPOTHESIS_STORAGE_DIRECTORY="$dir/results/hypothesis-$side" timeout "$TEST_TIMEOUT" "$py" -m pytest -q -p no:cacheprovider --continue-on-collection-errors \
             --junitxml="$dir/results/$side.xml" $stests ${args[@]+"${args[@]}"}) \
             >"$dir/results/$side.log" 2>&1 || true
         log "$side: $(tail -n1 "$dir/results/$side.log")"

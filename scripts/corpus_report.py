@@ -184,7 +184,16 @@ def project(args):
     orig = os.path.join(args.dir, "original")
     view = os.path.join(args.dir, "view")
     res_dir = os.path.join(args.dir, "results")
-    files, dirs = walk(orig)
+    # The original's own files: what git tracks (tests may leave files behind, e.g. .hypothesis).
+    tracked = subprocess.run(["git", "-C", orig, "ls-files", "-z"], stdout=subprocess.PIPE,
+                             check=True).stdout.decode().split("\0")
+    files = sorted(f for f in tracked if f and not any(hidden(c) for c in f.split("/")))
+    dirs = sorted({os.path.dirname(f) for f in files} - {""})
+    while True:
+        more = {os.path.dirname(d) for d in dirs} - {""} - set(dirs)
+        if not more:
+            break
+        dirs = sorted(set(dirs) | more)
     vfiles, vdirs = walk(view)
 
     # owned identifiers
