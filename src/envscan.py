@@ -142,13 +142,16 @@ def names_of(t):
             yield from names_of(e)
 
 
-def py_files(top, skip_dirs):
+def py_files(top, skip_dirs, skip_under=None):
     for dirpath, dirnames, filenames in os.walk(top):
         # Test suites define names no library user calls; site-packages nested in the
         # stdlib folder is walked on its own.
+        # A venv's stdlib folder is the base interpreter's, and holds that interpreter's own
+        # site-packages, which the venv cannot import: it is never part of the stdlib.
         dirnames[:] = [
             d for d in dirnames
             if d not in SKIP_DIR_NAMES
+            and not (dirpath == skip_under and d in ("site-packages", "dist-packages"))
             and os.path.realpath(os.path.join(dirpath, d)) not in skip_dirs
         ]
         for f in filenames:
@@ -167,7 +170,7 @@ def scan():
         if isinstance(v, type):
             base |= set(dir(v))
     stdlib, site = roots()
-    jobs = [("", f) for f in py_files(stdlib, set(site))]
+    jobs = [("", f) for f in py_files(stdlib, set(site), skip_under=stdlib)]
     for d in site:
         try:
             entries = sorted(os.listdir(d))
