@@ -331,7 +331,10 @@ pub fn build_with_env(
             FileKind::Binary => {}
         }
     }
-    let env_names = reachable_env_names(env, &python, &own, &tmods, &env_modules);
+    let mut env_names = reachable_env_names(env, &python, &own, &tmods, &env_modules);
+    // Module names the environment provides stay too: code names them in strings
+    // (`importorskip("tomllib")`, `import_module("json")`).
+    env_names.extend(env_modules.iter().filter(|m| !own.contains(*m)).cloned());
     let mut names: Vec<&str> = Vec::new();
     for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
         if let Some(n) = p.file_name().and_then(|n| n.to_str()) {

@@ -284,6 +284,28 @@ pub fn is_outside_module(top: &str, input: &PolicyInput<'_>) -> bool {
 /// of identifiers whose other half is only known at run time; renaming its tokens would break
 /// the lookup.
 pub fn dynamic_fragment_tokens(src: &[u8]) -> Vec<String> {
+    dynamic_fragments(src)
+        .into_iter()
+        .flat_map(|f| {
+            all_tokens(&f.text)
+                .filter(|t| t.len() >= MIN_TOKEN_LEN)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// A string fragment that builds names at run time, and on which side the run-time part goes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Fragment {
+    /// The fixed part (`visit_`, `parse_`, `_display`).
+    pub text: String,
+    /// Whether the run-time part follows the fixed part (`"visit_" + x`): names of the family
+    /// start with `text`; otherwise they end with it.
+    pub prefix: bool,
+}
+
+/// The dynamic name fragments of a file (see `dynamic_fragment_tokens`).
+pub fn dynamic_fragments(src: &[u8]) -> Vec<Fragment> {
     let mut out = Vec::new();
     for r in lexer::python_runs(src) {
         if r.class != Class::String {
@@ -294,25 +316,52 @@ pub fn dynamic_fragment_tokens(src: &[u8]) -> Vec<String> {
         };
         let before = r.start.checked_sub(1).map(|i| src[i]);
         let after = src.get(r.end).copied();
-        let placeholder =
-            matches!(before, Some(b'%' | b'{' | b'}')) || matches!(after, Some(b'%' | b'{' | b'}'));
-        let open_end = run.ends_with('_')
-            || (run.starts_with('_') && matches!(before, Some(b'"' | b'\'' | b'}')));
-        let joined = (matches!(after, Some(b'"' | b'\''))
-            && next_code_byte(src, r.end + 1) == Some(b'+'))
-            || (matches!(before, Some(b'"' | b'\''))
-                && prev_code_byte(src, r.start - 1) == Some(b'+'));
-        if placeholder || open_end || joined {
-            // `%s_id`: the first letter after `%` is the conversion, not a name part.
-            let skip = usize::from(before == Some(b'%'));
-            out.extend(
-                all_tokens(run)
-                    .skip(skip)
-                    .filter(|t| t.len() >= MIN_TOKEN_LEN),
-            );
+        let quote_after = matches!(after, Some(b'"' | b'\''));
+        let quote_before = matches!(before, Some(b'"' | b'\''));
+        let dynamic_after = matches!(after, Some(b'%' | b'{'))
+            || (quote_after && next_code_byte(src, r.end + 1) == Some(b'+'));
+        let dynamic_before = matches!(before, Some(b'%' | b'}'))
+            || (quote_before && prev_code_byte(src, r.start - 1) == Some(b'+'));
+        let open_end = run.ends_with('_') && quote_after;
+        let open_start = run.starts_with('_') && matches!(before, Some(b'"' | b'\'' | b'}'));
+        // `%s_id`: the letter after `%` is the conversion, not a name part.
+        let text = if before == Some(b'%') {
+            run.get(1..).unwrap_or("")
+        } else {
+            run
+        };
+        if text.bytes().filter(u8::is_ascii_alphabetic).count() < MIN_TOKEN_LEN {
+            continue;
+        }
+        if dynamic_after || open_end {
+            out.push(Fragment {
+                text: text.to_string(),
+                prefix: true,
+            });
+        }
+        if dynamic_before || open_start {
+            out.push(Fragment {
+                text: text.to_string(),
+                prefix: false,
+            });
         }
     }
     out
+}
+
+/// Whether a run belongs to the family of a dynamic fragment: `visit_Output` for `visit_`,
+/// `parse_for` for `parse_`, `name_display` for `_display`. Such runs are looked up by a name
+/// built at run time from data the view does not rename (node class names, template
+/// keywords), so the whole run stays.
+pub fn in_dynamic_family(run: &str, fragments: &BTreeSet<Fragment>) -> bool {
+    fragments.iter().any(|f| {
+        run.len() > f.text.len()
+            && if f.prefix {
+                run.starts_with(&f.text)
+            } else {
+                run.ends_with(&f.text)
+            }
+    })
 }
 
 fn next_code_byte(src: &[u8], mut i: usize) -> Option<u8> {
@@ -340,6 +389,7 @@ struct FileFacts<'a> {
     frozen_imports: Vec<String>,
     /// Tokens of dynamic name fragments.
     dynamic: Vec<String>,
+    fragments: Vec<Fragment>,
     /// Distinct runs of any class, and of code.
     runs: HashSet<&'a str>,
     code_runs: HashSet<&'a str>,
@@ -349,6 +399,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
     let mut ff = FileFacts {
         frozen_imports: Vec::new(),
         dynamic: dynamic_fragment_tokens(src),
+        fragments: dynamic_fragments(src),
         runs: HashSet::new(),
         code_runs: HashSet::new(),
     };
@@ -412,7 +463,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .collect();
     let mut all_runs: HashSet<&str> = HashSet::new();
     let mut code_runs: HashSet<&str> = HashSet::new();
+    let mut fragments: BTreeSet<Fragment> = BTreeSet::new();
     for ff in &facts {
+        fragments.extend(ff.fragments.iter().cloned());
         for m in &ff.frozen_imports {
             f.frozen_runs
                 .entry(m.clone())
@@ -449,7 +502,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .chain(input.tree_modules.iter())
         .collect();
     for run in owned {
-        if let Some(reason) = freeze_reason(run, input, &f) {
+        let reason = freeze_reason(run, input, &f)
+            .or_else(|| in_dynamic_family(run, &fragments).then_some(FreezeReason::Dynamic));
+        if let Some(reason) = reason {
             f.frozen_runs.entry(run.clone()).or_insert(reason);
             f.frozen_owned.insert(run.clone());
             continue;

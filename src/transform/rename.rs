@@ -108,8 +108,27 @@ impl Renamer {
         changed.then_some(out)
     }
 
+    /// Frozen runs, and a frozen run followed by digits (`option_args0`: pytest builds such
+    /// ids from a frozen argument name and an index).
     fn is_frozen_run(&self, run: &str) -> bool {
-        is_dunder(run) || self.frozen_runs.contains(run)
+        if is_dunder(run) || self.frozen_runs.contains(run) {
+            return true;
+        }
+        let stem = run.trim_end_matches(|c: char| c.is_ascii_digit());
+        stem.len() < run.len() && !stem.is_empty() && self.frozen_runs.contains(stem)
+    }
+
+    /// Whether a letter token of `run`, taken as a run of its own (as written or lowercase),
+    /// is frozen: `"_Namespace__attrs"` names a mangled attribute of an outside class,
+    /// `"TEST_ARG"` may be built at run time from the frozen `arg`.
+    fn has_frozen_piece(&self, run: &str) -> bool {
+        tokens::split(run).into_iter().any(|p| match p {
+            Piece::Word(w, _) => {
+                self.frozen_runs.contains(w)
+                    || self.frozen_runs.contains(w.to_ascii_lowercase().as_str())
+            }
+            Piece::Other(_) => false,
+        })
     }
 
     /// What a run becomes in a given class, or `None` when it stays.
@@ -121,8 +140,14 @@ impl Renamer {
         match class {
             Class::Code => Some(img),
             Class::String | Class::Comment => {
-                let known = self.code_idents.contains(run) || self.code_idents.contains(&*img);
-                (known || tokens::word_count(run) >= 2).then_some(img)
+                if self.code_idents.contains(run) || self.code_idents.contains(&*img) {
+                    return Some(img);
+                }
+                // A compound the code never uses: swap it only when no piece is frozen on its
+                // own (asked of the run and of its image, so both directions agree).
+                let compound = tokens::word_count(run) >= 2;
+                (compound && !self.has_frozen_piece(run) && !self.has_frozen_piece(&img))
+                    .then_some(img)
             }
         }
     }
@@ -166,20 +191,74 @@ impl Renamer {
         }
     }
 
+    /// The swap of a hyphenated group of string runs (`"other-cmd"`, `"--start-after"`):
+    /// when its underscore form is a code identifier (or that form's image is), each piece
+    /// takes its token image, as the identifier does. `None` when the group is not such a name.
+    fn swap_hyphen_group(&self, pieces: &[&str]) -> Option<Vec<String>> {
+        let joined = pieces.join("_");
+        let img = self.image(&joined)?;
+        if self.is_frozen_run(&joined) || self.is_frozen_run(&img) {
+            return None;
+        }
+        if !(self.code_idents.contains(joined.as_str()) || self.code_idents.contains(img.as_str()))
+        {
+            return None;
+        }
+        Some(
+            pieces
+                .iter()
+                .map(|p| self.image(p).unwrap_or_else(|| p.to_string()))
+                .collect(),
+        )
+    }
+
     fn apply<'a>(&self, s: &'a [u8], runs: &[lexer::Run]) -> Cow<'a, [u8]> {
         let mut out: Option<Vec<u8>> = None;
         let mut last = 0;
-        for r in runs {
-            // Runs are ASCII by construction.
-            let Ok(run) = std::str::from_utf8(&s[r.start..r.end]) else {
-                continue;
-            };
-            if let Some(new) = self.swap_run(run, r.class) {
-                let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
-                o.extend_from_slice(&s[last..r.start]);
-                o.extend_from_slice(new.as_bytes());
-                last = r.end;
+        let mut i = 0;
+        while i < runs.len() {
+            let r = runs[i];
+            // A group of string runs joined by single hyphens is decided as one name. The
+            // grouping looks only at the bytes between runs, which the swap never changes.
+            let mut j = i + 1;
+            if r.class != Class::Code {
+                while j < runs.len()
+                    && runs[j].class == r.class
+                    && runs[j].start == runs[j - 1].end + 1
+                    && s[runs[j - 1].end] == b'-'
+                {
+                    j += 1;
+                }
             }
+            if j - i >= 2 {
+                let pieces: Vec<&str> = runs[i..j]
+                    .iter()
+                    .map(|x| std::str::from_utf8(&s[x.start..x.end]).unwrap_or(""))
+                    .collect();
+                if let Some(new) = self.swap_hyphen_group(&pieces) {
+                    let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
+                    for (x, n) in runs[i..j].iter().zip(new) {
+                        o.extend_from_slice(&s[last..x.start]);
+                        o.extend_from_slice(n.as_bytes());
+                        last = x.end;
+                    }
+                    i = j;
+                    continue;
+                }
+            }
+            for r in &runs[i..j] {
+                // Runs are ASCII by construction.
+                let Ok(run) = std::str::from_utf8(&s[r.start..r.end]) else {
+                    continue;
+                };
+                if let Some(new) = self.swap_run(run, r.class) {
+                    let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
+                    o.extend_from_slice(&s[last..r.start]);
+                    o.extend_from_slice(new.as_bytes());
+                    last = r.end;
+                }
+            }
+            i = j;
         }
         match out {
             None => Cow::Borrowed(s),
@@ -249,6 +328,49 @@ mod tests {
                 "x = ['query', 'set', 'user_set', 'http']  # query set\n"
             ),
             "x = ['ledger', 'set', 'otter_suite', 'http']  # ledger set\n"
+        );
+    }
+
+    #[test]
+    fn hyphenated_strings_follow_their_identifier() {
+        let r = Renamer::new(
+            [("query", "ledger"), ("user", "otter")],
+            ["get"],
+            ["query_user"],
+        )
+        .unwrap();
+        assert_eq!(
+            swap_py(
+                &r,
+                "x = ['query-user', '--query-user', 'user-get', 'query-other']\n"
+            ),
+            "x = ['ledger-otter', '--ledger-otter', 'user-get', 'query-other']\n"
+        );
+    }
+
+    #[test]
+    fn string_compounds_with_a_frozen_piece_stay() {
+        let r = Renamer::new(
+            [("query", "ledger"), ("user", "otter")],
+            ["Namespace", "arg"],
+            [],
+        )
+        .unwrap();
+        assert_eq!(
+            swap_py(
+                &r,
+                "a = ['_Namespace__query', 'TEST_ARG_USER', 'user_query', 'arg0']\n"
+            ),
+            "a = ['_Namespace__query', 'TEST_ARG_USER', 'otter_ledger', 'arg0']\n"
+        );
+    }
+
+    #[test]
+    fn frozen_run_with_digits_stays() {
+        let r = Renamer::new([("option", "ledger")], ["option_args"], []).unwrap();
+        assert_eq!(
+            swap_py(&r, "option_args0 option_x"),
+            "option_args0 ledger_x"
         );
     }
 
