@@ -349,19 +349,24 @@ pub fn dynamic_fragments(src: &[u8]) -> Vec<Fragment> {
     out
 }
 
-/// Whether a run belongs to the family of a dynamic fragment: `visit_Output` for `visit_`,
-/// `parse_for` for `parse_`, `name_display` for `_display`. Such runs are looked up by a name
-/// built at run time from data the view does not rename (node class names, template
-/// keywords), so the whole run stays.
-pub fn in_dynamic_family(run: &str, fragments: &BTreeSet<Fragment>) -> bool {
-    fragments.iter().any(|f| {
-        run.len() > f.text.len()
-            && if f.prefix {
-                run.starts_with(&f.text)
+/// The run-time parts of a run that belongs to the family of a dynamic fragment: `Output`
+/// for `visit_Output` and `visit_`, `for` for `parse_for` and `parse_`, `name` for
+/// `name_display` and `_display`. Such a run is looked up by a name built at run time from
+/// data (a node's class name, a template keyword), so it must be renamed exactly when that
+/// data is: the caller freezes the run when the run-time part is frozen.
+pub fn dynamic_rests<'r>(run: &'r str, fragments: &BTreeSet<Fragment>) -> Vec<&'r str> {
+    fragments
+        .iter()
+        .filter_map(|f| {
+            if run.len() <= f.text.len() {
+                None
+            } else if f.prefix {
+                run.strip_prefix(f.text.as_str())
             } else {
-                run.ends_with(&f.text)
+                run.strip_suffix(f.text.as_str())
             }
-    })
+        })
+        .collect()
 }
 
 fn next_code_byte(src: &[u8], mut i: usize) -> Option<u8> {
@@ -502,8 +507,18 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .chain(input.tree_modules.iter())
         .collect();
     for run in owned {
-        let reason = freeze_reason(run, input, &f)
-            .or_else(|| in_dynamic_family(run, &fragments).then_some(FreezeReason::Dynamic));
+        // A run of a dynamic family is renamed only if its run-time part would be renamed
+        // wherever that part comes from: as a name (not frozen) and inside strings (a code
+        // identifier, or a compound).
+        let reason = freeze_reason(run, input, &f).or_else(|| {
+            dynamic_rests(run, &fragments)
+                .into_iter()
+                .any(|rest| {
+                    freeze_reason(rest, input, &f).is_some()
+                        || (tokens::word_count(rest) < 2 && !f.code_runs.contains(rest))
+                })
+                .then_some(FreezeReason::Dynamic)
+        });
         if let Some(reason) = reason {
             f.frozen_runs.entry(run.clone()).or_insert(reason);
             f.frozen_owned.insert(run.clone());
