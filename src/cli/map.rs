@@ -45,6 +45,10 @@ pub struct Summary {
     pub tokens_frozen: usize,
     pub path_components: usize,
     pub path_components_renamed: usize,
+    /// Level 3: Python files shown in another order, and view lines that sit at another line
+    /// than in the original (`None` without Level 3).
+    pub files_reordered: Option<usize>,
+    pub lines_moved: Option<usize>,
     /// The most frequent owned names the view keeps, with their reason and occurrences.
     pub top_frozen: Vec<FrozenName>,
 }
@@ -130,7 +134,39 @@ pub fn map(args: &MapArgs) -> Result<(), CliError> {
         .filter(|n| *renamer.swap_name(n) != n[..])
         .count();
 
+    let (files_reordered, lines_moved) = if bundle.levels.contains(&3) {
+        use rayon::prelude::*;
+        let per_file: Vec<(usize, usize)> = tree
+            .files
+            .par_iter()
+            .filter(|f| {
+                crate::transform::layout::is_python_name(f.rel.as_os_str().as_encoded_bytes())
+            })
+            .map(|f| {
+                let l = crate::transform::reorder::plan(
+                    f.rel.as_os_str().as_encoded_bytes(),
+                    &f.content,
+                    bundle.seed,
+                );
+                let moved = l
+                    .order()
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, o)| k != *o)
+                    .count();
+                (usize::from(!l.is_identity()), moved)
+            })
+            .collect();
+        (
+            Some(per_file.iter().map(|p| p.0).sum()),
+            Some(per_file.iter().map(|p| p.1).sum()),
+        )
+    } else {
+        (None, None)
+    };
     let summary = Summary {
+        files_reordered,
+        lines_moved,
         seed: bundle.seed,
         tree_fingerprint: bundle.tree_fingerprint.clone(),
         files: tree.files.len(),
@@ -187,6 +223,10 @@ fn print_summary(s: &Summary) {
         "path components renamed  {} of {}",
         s.path_components_renamed, s.path_components
     );
+    if let (Some(f), Some(l)) = (s.files_reordered, s.lines_moved) {
+        println!("files reordered          {f} of {} Python", s.python_files);
+        println!("lines moved              {l}");
+    }
     if !s.top_frozen.is_empty() {
         println!("most frequent owned names kept as they are:");
         for f in &s.top_frozen {

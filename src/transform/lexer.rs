@@ -22,6 +22,8 @@ pub enum Class {
     String,
     /// Inside a `#` comment.
     Comment,
+    /// Any run of a non-Python text file, a path component or free text.
+    Text,
 }
 
 /// One run: byte range in the input and its class.
@@ -63,7 +65,7 @@ fn prefix_flags(w: &[u8]) -> Option<bool> {
     }
 }
 
-/// Runs of a non-Python text file: every run is in the `String` class.
+/// Runs of a non-Python text file (or a name, or free text): every run is in the `Text` class.
 pub fn text_runs(s: &[u8]) -> Vec<Run> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -74,7 +76,7 @@ pub fn text_runs(s: &[u8]) -> Vec<Run> {
                 out.push(Run {
                     start: i,
                     end: e,
-                    class: Class::String,
+                    class: Class::Text,
                 });
             }
             i = e;

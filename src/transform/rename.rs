@@ -139,15 +139,22 @@ impl Renamer {
         }
         match class {
             Class::Code => Some(img),
-            Class::String | Class::Comment => {
+            Class::String | Class::Comment | Class::Text => {
                 if self.code_idents.contains(run) || self.code_idents.contains(&*img) {
                     return Some(img);
                 }
-                // A compound the code never uses: swap it only when no piece is frozen on its
-                // own (asked of the run and of its image, so both directions agree).
-                let compound = tokens::word_count(run) >= 2;
-                (compound && !self.has_frozen_piece(run) && !self.has_frozen_piece(&img))
-                    .then_some(img)
+                if tokens::word_count(run) < 2 {
+                    return None;
+                }
+                // A compound the code never uses, in a string or a text file (data the program
+                // reads, names it builds): it may be joined at run time from a frozen piece
+                // (`"TEST_" + arg.upper()`), so it is swapped only when no piece is frozen on
+                // its own (asked of the run and of its image, so both directions agree).
+                // Paths and free text follow the same rule, so a file name, a data key and the
+                // string naming it always agree. Comments have no run time.
+                let blocked = class != Class::Comment
+                    && (self.has_frozen_piece(run) || self.has_frozen_piece(&img));
+                (!blocked).then_some(img)
             }
         }
     }
