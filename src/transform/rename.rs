@@ -118,6 +118,16 @@ impl Renamer {
         stem.len() < run.len() && !stem.is_empty() && self.frozen_runs.contains(stem)
     }
 
+    /// A run the code uses, also with an index appended (`scenario0`: pytest's id for the
+    /// first case of the argument `scenario`).
+    fn is_code_ident(&self, run: &str) -> bool {
+        if self.code_idents.contains(run) {
+            return true;
+        }
+        let stem = run.trim_end_matches(|c: char| c.is_ascii_digit());
+        stem.len() < run.len() && !stem.is_empty() && self.code_idents.contains(stem)
+    }
+
     /// Whether a letter token of `run`, taken as a run of its own (as written or lowercase),
     /// is frozen: `"_Namespace__attrs"` names a mangled attribute of an outside class,
     /// `"TEST_ARG"` may be built at run time from the frozen `arg`.
@@ -140,7 +150,7 @@ impl Renamer {
         match class {
             Class::Code => Some(img),
             Class::String | Class::Comment | Class::Text => {
-                if self.code_idents.contains(run) || self.code_idents.contains(&*img) {
+                if self.is_code_ident(run) || self.is_code_ident(&img) {
                     return Some(img);
                 }
                 if tokens::word_count(run) < 2 {
@@ -207,8 +217,7 @@ impl Renamer {
         if self.is_frozen_run(&joined) || self.is_frozen_run(&img) {
             return None;
         }
-        if !(self.code_idents.contains(joined.as_str()) || self.code_idents.contains(img.as_str()))
-        {
+        if !(self.is_code_ident(&joined) || self.is_code_ident(&img)) {
             return None;
         }
         Some(
@@ -370,6 +379,12 @@ mod tests {
             ),
             "a = ['_Namespace__query', 'TEST_ARG_USER', 'otter_ledger', 'arg0']\n"
         );
+    }
+
+    #[test]
+    fn code_identifier_with_an_index_swaps_in_text() {
+        let r = renamer();
+        assert_eq!(&*r.swap_text("t[query0] t[query]"), "t[ledger0] t[ledger]");
     }
 
     #[test]
