@@ -424,7 +424,16 @@ fn run_command(
     let Some((prog, rest)) = argv.split_first() else {
         return Err(CliError::Msg("empty command".into()));
     };
-    let mut child = Command::new(prog)
+    // Each side runs in its own root, so a relative program path (`venv/bin/python`) means
+    // the one relative to where verify was started.
+    let prog = if prog.contains('/') && !prog.starts_with('/') {
+        std::env::current_dir()
+            .map(|d| d.join(prog).into_os_string())
+            .unwrap_or_else(|_| prog.into())
+    } else {
+        prog.into()
+    };
+    let mut child = Command::new(&prog)
         .args(rest)
         .current_dir(cwd)
         .envs(env.iter().map(|(k, v)| (k, v)))
