@@ -405,9 +405,13 @@ fn reachable_env_names(
     tree_modules: &BTreeSet<String>,
     env_modules: &BTreeSet<String>,
 ) -> BTreeSet<String> {
+    let imports: Vec<Vec<policy::Import>> = python
+        .par_iter()
+        .map(|(_, src)| policy::imports(src))
+        .collect();
     let mut start = BTreeSet::new();
-    for (_, src) in python {
-        for imp in policy::imports(src) {
+    for file_imports in imports {
+        for imp in file_imports {
             if imp.level == 0 {
                 if let Some(top) = imp.module.first() {
                     let outside = !own.contains(top)

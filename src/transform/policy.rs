@@ -126,9 +126,15 @@ pub struct Import {
 /// Find import statements from the code runs of a Python file. Lexical and forgiving: it
 /// reads `import a.b as c, d` and `from .a import (b as c, d)` and ignores anything else.
 pub fn imports(src: &[u8]) -> Vec<Import> {
-    let runs: Vec<lexer::Run> = lexer::python_runs(src)
-        .into_iter()
+    imports_in_runs(src, &lexer::python_runs(src))
+}
+
+/// `imports` over runs already lexed from `src`.
+pub fn imports_in_runs(src: &[u8], all: &[lexer::Run]) -> Vec<Import> {
+    let runs: Vec<lexer::Run> = all
+        .iter()
         .filter(|r| r.class == Class::Code)
+        .copied()
         .collect();
     let word =
         |i: usize| -> &str { std::str::from_utf8(&src[runs[i].start..runs[i].end]).unwrap_or("") };
@@ -306,8 +312,13 @@ pub struct Fragment {
 
 /// The dynamic name fragments of a file (see `dynamic_fragment_tokens`).
 pub fn dynamic_fragments(src: &[u8]) -> Vec<Fragment> {
+    fragments_in_runs(src, &lexer::python_runs(src))
+}
+
+/// `dynamic_fragments` over runs already lexed from `src`.
+pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
     let mut out = Vec::new();
-    for r in lexer::python_runs(src) {
+    for &r in runs {
         if r.class != Class::String {
             continue;
         }
@@ -401,14 +412,21 @@ struct FileFacts<'a> {
 }
 
 fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
+    // One lexer pass serves imports, fragments and the run sets.
+    let runs = lexer::python_runs(src);
+    let fragments = fragments_in_runs(src, &runs);
+    let dynamic = fragments
+        .iter()
+        .flat_map(|f| all_tokens(&f.text).filter(|t| t.len() >= MIN_TOKEN_LEN))
+        .collect();
     let mut ff = FileFacts {
         frozen_imports: Vec::new(),
-        dynamic: dynamic_fragment_tokens(src),
-        fragments: dynamic_fragments(src),
+        dynamic,
+        fragments,
         runs: HashSet::new(),
         code_runs: HashSet::new(),
     };
-    for imp in imports(src) {
+    for imp in imports_in_runs(src, &runs) {
         let outside = imp.level == 0
             && imp
                 .module
@@ -419,7 +437,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
                 .extend(imp.module.into_iter().chain(imp.names));
         }
     }
-    for r in lexer::python_runs(src) {
+    for r in runs {
         let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
             continue;
         };
