@@ -17,7 +17,7 @@ use schrodinger::bundle::{
 };
 use schrodinger::transform::rename::Renamer;
 use schrodinger::transform::tokens::{self, Piece, Shape};
-use schrodinger::transform::{hidden_in_original, Level2, Transform};
+use schrodinger::transform::{hidden_in_original, Composite, Transform};
 
 // ---------------------------------------------------------------------------------------------
 // The renamer under test and the alphabets.
@@ -267,7 +267,7 @@ proptest! {
 
     #[test]
     fn level2_round_trip(x in text_strategy(48), name in select(FILE_NAMES)) {
-        let t = Level2 { renamer: renamer() };
+        let t = Composite { l2: Some(renamer()), l3: None };
         let p = Path::new(name);
         let view = t.content_to_view(p, x.as_bytes());
         prop_assert_eq!(t.content_to_original(p, &view, Some(x.as_bytes())), x.as_bytes());
@@ -276,7 +276,7 @@ proptest! {
 
     #[test]
     fn level2_round_trip_bytes(x in bytes_strategy(48), name in select(FILE_NAMES)) {
-        let t = Level2 { renamer: renamer() };
+        let t = Composite { l2: Some(renamer()), l3: None };
         let p = Path::new(name);
         let view = t.content_to_view(p, &x);
         prop_assert_eq!(t.content_to_original(p, &view, Some(&x)), x);
@@ -288,7 +288,7 @@ proptest! {
         base in text_strategy(16),
         name in select(FILE_NAMES),
     ) {
-        let t = Level2 { renamer: renamer() };
+        let t = Composite { l2: Some(renamer()), l3: None };
         let p = Path::new(name);
         for b in [None, Some(base.as_bytes())] {
             let orig = t.content_to_original(p, v.as_bytes(), b);
@@ -298,7 +298,7 @@ proptest! {
 
     #[test]
     fn level2_read_your_writes_bytes(v in bytes_strategy(48), name in select(FILE_NAMES)) {
-        let t = Level2 { renamer: renamer() };
+        let t = Composite { l2: Some(renamer()), l3: None };
         let p = Path::new(name);
         let orig = t.content_to_original(p, &v, None);
         prop_assert_eq!(t.content_to_view(p, &orig), v);
@@ -306,7 +306,7 @@ proptest! {
 
     #[test]
     fn level2_names_round_trip(n in name_strategy()) {
-        let t = Level2 { renamer: renamer() };
+        let t = Composite { l2: Some(renamer()), l3: None };
         let orig = OsStr::from_bytes(&n);
         let view = t.name_to_view(orig);
         if hidden_in_original(&n) {
@@ -319,7 +319,7 @@ proptest! {
         let v = OsStr::from_bytes(&n);
         match t.name_to_original(v) {
             Ok(o) => prop_assert_eq!(t.name_to_view(&o), v),
-            Err(_) => prop_assert!(hidden_in_original(&t.renamer.swap_name(&n))),
+            Err(_) => prop_assert!(hidden_in_original(&renamer().swap_name(&n))),
         }
     }
 

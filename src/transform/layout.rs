@@ -21,8 +21,6 @@
 //! view; blank lines and anchors stay exactly where the view has them.
 
 use std::collections::BTreeMap;
-use std::ffi::{OsStr, OsString};
-use std::path::Path;
 
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
@@ -30,7 +28,6 @@ use sha2::{Digest, Sha256};
 use similar::{Algorithm, DiffOp};
 
 use super::reorder::{self, Run};
-use super::{Transform, TransformError};
 
 /// A file's view as half-open ranges of original line numbers, in view order. Always
 /// canonical (adjacent ascending ranges merged), so equal layouts compare equal.
@@ -473,48 +470,6 @@ impl LayoutStore {
 /// Whether a file name is Python source, the only kind Level 3 reorders.
 pub fn is_python_name(name: &[u8]) -> bool {
     name.ends_with(b".py") || name.ends_with(b".pyi") || name.ends_with(b".pyw")
-}
-
-/// Level 3 alone as a [`Transform`]: names unchanged, Python contents reordered.
-#[derive(Debug, Default)]
-pub struct Level3 {
-    pub layouts: LayoutStore,
-}
-
-impl Transform for Level3 {
-    fn name_to_view(&self, name: &OsStr) -> OsString {
-        name.to_owned()
-    }
-
-    fn name_to_original(&self, name: &OsStr) -> Result<OsString, TransformError> {
-        if super::hidden_in_original(name.as_encoded_bytes()) {
-            return Err(TransformError::Reserved);
-        }
-        Ok(name.to_owned())
-    }
-
-    fn content_to_view(&self, orig_rel: &Path, original: &[u8]) -> Vec<u8> {
-        let path = orig_rel.as_os_str().as_encoded_bytes();
-        if is_python_name(path) {
-            self.layouts.to_view(path, original)
-        } else {
-            original.to_vec()
-        }
-    }
-
-    fn content_to_original(
-        &self,
-        orig_rel: &Path,
-        view: &[u8],
-        base_original: Option<&[u8]>,
-    ) -> Vec<u8> {
-        let path = orig_rel.as_os_str().as_encoded_bytes();
-        if is_python_name(path) {
-            self.layouts.to_original(path, view, base_original)
-        } else {
-            view.to_vec()
-        }
-    }
 }
 
 #[cfg(test)]

@@ -73,42 +73,6 @@ pub fn hidden_in_original(name: &[u8]) -> bool {
         || name.ends_with(b".pyo")
 }
 
-/// Level 2 as a [`Transform`]: names and contents both go through the same involution.
-pub struct Level2 {
-    pub renamer: rename::Renamer,
-}
-
-impl Transform for Level2 {
-    fn name_to_view(&self, name: &OsStr) -> OsString {
-        bytes_to_os(self.renamer.swap_name(name.as_encoded_bytes()).into_owned())
-    }
-
-    fn name_to_original(&self, name: &OsStr) -> Result<OsString, TransformError> {
-        let orig = self.renamer.swap_name(name.as_encoded_bytes());
-        if hidden_in_original(&orig) {
-            return Err(TransformError::Reserved);
-        }
-        Ok(bytes_to_os(orig.into_owned()))
-    }
-
-    fn content_to_view(&self, orig_rel: &Path, original: &[u8]) -> Vec<u8> {
-        self.renamer
-            .swap_content(orig_rel.as_os_str().as_encoded_bytes(), original)
-            .into_owned()
-    }
-
-    fn content_to_original(
-        &self,
-        orig_rel: &Path,
-        view: &[u8],
-        _base_original: Option<&[u8]>,
-    ) -> Vec<u8> {
-        self.renamer
-            .swap_content(orig_rel.as_os_str().as_encoded_bytes(), view)
-            .into_owned()
-    }
-}
-
 fn bytes_to_os(b: Vec<u8>) -> OsString {
     use std::os::unix::ffi::OsStringExt;
     OsString::from_vec(b)
