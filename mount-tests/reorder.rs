@@ -97,3 +97,58 @@ fn view_reorders_and_method_edit_stays_local() {
         .unwrap_or_else(|| panic!("`{def_line}` not in the original after the edit"));
     assert_eq!(al[k + 1].trim(), "# checked by the mount test", "{diff}");
 }
+
+/// Law 2 across a remount with the same `--state`: a function moved through the view stays
+/// where the agent put it, though the original keeps its own order and a fresh plan of the
+/// original would show another one.
+#[test]
+fn moved_function_reads_back_after_remount() {
+    let test = "moved_function_reads_back_after_remount";
+    let seed = 52;
+    let repo = Repo::sample();
+    let rel = "bookmobile/rules/fines.py";
+    let view_rel = repo.view_path(seed, rel);
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let view = fs::read_to_string(m.path(&view_rel)).unwrap();
+    let lines: Vec<&str> = view.lines().collect();
+    let starts: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("def "))
+        .collect();
+    assert!(starts.len() >= 2, "{rel} needs two functions:\n{view}");
+    let (first, last) = (starts[0], starts[starts.len() - 1]);
+    let trim = |v: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+        while v.last().is_some_and(|l| l.trim().is_empty()) {
+            v.pop();
+        }
+        v
+    };
+    let mut moved: Vec<String> = lines[..first].iter().map(|s| s.to_string()).collect();
+    moved.extend(trim(&lines[last..]));
+    moved.push(String::new());
+    moved.push(String::new());
+    moved.extend(trim(&lines[first..last]));
+    let mut text = moved.join("\n");
+    text.push('\n');
+    assert_ne!(text, view);
+    fs::write(m.path(&view_rel), &text).unwrap();
+    assert_eq!(fs::read_to_string(m.path(&view_rel)).unwrap(), text);
+    m.unmount();
+    // The original is still valid Python.
+    run_ok(
+        std::process::Command::new("python3")
+            .args(["-m", "py_compile"])
+            .arg(repo.orig.join(rel)),
+    );
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    assert_eq!(
+        fs::read_to_string(m.path(&view_rel)).unwrap(),
+        text,
+        "the remounted view does not show what was written"
+    );
+    m.unmount();
+}
