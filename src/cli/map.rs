@@ -45,9 +45,12 @@ pub struct Summary {
     pub tokens_frozen: usize,
     pub path_components: usize,
     pub path_components_renamed: usize,
-    /// Level 3: Python files shown in another order, and view lines that sit at another line
-    /// than in the original (`None` without Level 3).
+    /// Level 3 (`None` without it): Python files shown in another order, runs of units
+    /// whose order differs, units at another rank in their run, and view lines that sit at
+    /// another line than in the original.
     pub files_reordered: Option<usize>,
+    pub runs_permuted: Option<usize>,
+    pub units_moved: Option<usize>,
     pub lines_moved: Option<usize>,
     /// The most frequent owned names the view keeps, with their reason and occurrences.
     pub top_frozen: Vec<FrozenName>,
@@ -134,9 +137,9 @@ pub fn map(args: &MapArgs) -> Result<(), CliError> {
         .filter(|n| *renamer.swap_name(n) != n[..])
         .count();
 
-    let (files_reordered, lines_moved) = if bundle.levels.contains(&3) {
+    let (files_reordered, runs_permuted, units_moved, lines_moved) = if bundle.levels.contains(&3) {
         use rayon::prelude::*;
-        let per_file: Vec<(usize, usize)> = tree
+        let per_file: Vec<[usize; 4]> = tree
             .files
             .par_iter()
             .filter(|f| {
@@ -148,24 +151,45 @@ pub fn map(args: &MapArgs) -> Result<(), CliError> {
                     &f.content,
                     bundle.seed,
                 );
-                let moved = l
-                    .order()
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, o)| k != *o)
-                    .count();
-                (usize::from(!l.is_identity()), moved)
+                let order = l.order();
+                let lines = order.iter().enumerate().filter(|(k, o)| k != *o).count();
+                let (mut runs, mut units) = (0, 0);
+                if !l.is_identity() {
+                    // Where each unit's first line shows in the view gives its view rank.
+                    let mut view_line = vec![usize::MAX; order.len()];
+                    for (k, &o) in order.iter().enumerate() {
+                        view_line[o] = k;
+                    }
+                    if let Ok(st) = crate::transform::reorder::analyze(&f.content) {
+                        // Runs nest (methods inside a class inside a run): walk them all.
+                        let mut todo: Vec<&crate::transform::reorder::Run> =
+                            st.runs.iter().collect();
+                        while let Some(run) = todo.pop() {
+                            let mut ranked: Vec<usize> = (0..run.units.len()).collect();
+                            ranked.sort_by_key(|&i| {
+                                view_line.get(run.units[i].span.start).copied().unwrap_or(i)
+                            });
+                            let moved = ranked.iter().enumerate().filter(|(r, i)| r != *i).count();
+                            runs += usize::from(moved > 0);
+                            units += moved;
+                            for u in &run.units {
+                                todo.extend(u.runs.iter());
+                            }
+                        }
+                    }
+                }
+                [usize::from(!l.is_identity()), runs, units, lines]
             })
             .collect();
-        (
-            Some(per_file.iter().map(|p| p.0).sum()),
-            Some(per_file.iter().map(|p| p.1).sum()),
-        )
+        let sum = |k: usize| Some(per_file.iter().map(|p| p[k]).sum());
+        (sum(0), sum(1), sum(2), sum(3))
     } else {
-        (None, None)
+        (None, None, None, None)
     };
     let summary = Summary {
         files_reordered,
+        runs_permuted,
+        units_moved,
         lines_moved,
         seed: bundle.seed,
         tree_fingerprint: bundle.tree_fingerprint.clone(),
@@ -223,8 +247,15 @@ fn print_summary(s: &Summary) {
         "path components renamed  {} of {}",
         s.path_components_renamed, s.path_components
     );
-    if let (Some(f), Some(l)) = (s.files_reordered, s.lines_moved) {
+    if let (Some(f), Some(r), Some(u), Some(l)) = (
+        s.files_reordered,
+        s.runs_permuted,
+        s.units_moved,
+        s.lines_moved,
+    ) {
         println!("files reordered          {f} of {} Python", s.python_files);
+        println!("runs permuted            {r}");
+        println!("units moved              {u}");
         println!("lines moved              {l}");
     }
     if !s.top_frozen.is_empty() {
