@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use fuser::{
     BsdFileFlags, Config, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags,
@@ -16,12 +16,31 @@ use fuser::{
     ReplyWrite, Request, SessionACL, TimeOrNow, WriteFlags,
 };
 
-use crate::fs::{Attr, FsError, Kind, Options, SetAttr, SetTime, ViewFs, TTL};
+use crate::fs::watch::{Inval, Invalidate, Watcher};
+use crate::fs::{Attr, FsError, Kind, Options, SetAttr, SetTime, ViewFs, LONG_TTL, TTL};
 use crate::transform::Transform;
 
 /// The fuser adapter over a shared [`ViewFs`].
 pub struct FuseFs {
     fs: Arc<ViewFs>,
+    /// Entry and attribute timeout: long while the original is watched, short otherwise.
+    ttl: Duration,
+}
+
+/// Invalidations from the watcher thread go to the kernel through fuser's notifier.
+struct NotifySink(fuser::Notifier);
+
+impl Invalidate for NotifySink {
+    fn send(&self, inval: &Inval) {
+        // ENOENT only means the kernel holds nothing for that node.
+        let r = match inval {
+            Inval::Inode(ino) => self.0.inval_inode(INodeNo(*ino), 0, 0),
+            Inval::Entry(parent, name) => self.0.inval_entry(INodeNo(*parent), name),
+        };
+        if let Err(e) = r {
+            tracing::trace!("invalidation {inval:?}: {e}");
+        }
+    }
 }
 
 fn errno(e: &FsError) -> Errno {
@@ -89,14 +108,14 @@ impl Filesystem for FuseFs {
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match self.fs.lookup(parent.0, name) {
-            Ok(a) => reply.entry(&TTL, &attr(&a), Generation(0)),
+            Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
         match self.fs.getattr(ino.0) {
-            Ok(a) => reply.attr(&TTL, &attr(&a)),
+            Ok(a) => reply.attr(&self.ttl, &attr(&a)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -128,7 +147,7 @@ impl Filesystem for FuseFs {
             mtime: set_time(mtime),
         };
         match self.fs.setattr(ino.0, set) {
-            Ok(a) => reply.attr(&TTL, &attr(&a)),
+            Ok(a) => reply.attr(&self.ttl, &attr(&a)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -150,7 +169,7 @@ impl Filesystem for FuseFs {
         reply: ReplyEntry,
     ) {
         match self.fs.mkdir(parent.0, name, mode, umask) {
-            Ok(a) => reply.entry(&TTL, &attr(&a), Generation(0)),
+            Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -178,7 +197,7 @@ impl Filesystem for FuseFs {
         reply: ReplyEntry,
     ) {
         match self.fs.symlink(parent.0, link_name, target) {
-            Ok(a) => reply.entry(&TTL, &attr(&a), Generation(0)),
+            Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -363,7 +382,7 @@ impl Filesystem for FuseFs {
     ) {
         match self.fs.create(parent.0, name, mode, umask, flags) {
             Ok((a, o)) => reply.created(
-                &TTL,
+                &self.ttl,
                 &attr(&a),
                 Generation(0),
                 FileHandle(o.fh),
@@ -376,6 +395,8 @@ impl Filesystem for FuseFs {
 
 /// A live mount. Dropping it without [`Mounted::unmount`] still unmounts (fuser's guard).
 pub struct Mounted {
+    /// Declared first: stops watching before the session goes away.
+    watcher: Option<Watcher>,
     fs: Arc<ViewFs>,
     session: fuser::BackgroundSession,
 }
@@ -392,7 +413,8 @@ impl Mounted {
     }
 
     /// Flush every dirty buffer, unmount and wait for the request loop to end.
-    pub fn unmount(self) -> io::Result<()> {
+    pub fn unmount(mut self) -> io::Result<()> {
+        self.watcher.take();
         let flushed = self.fs.flush_all();
         self.session.umount_and_join()?;
         flushed.map_err(|e| io::Error::from_raw_os_error(e.errno))
@@ -400,7 +422,8 @@ impl Mounted {
 
     /// Flush, unmount `mountpoint` with umount2 (lazily only when it is busy) and wait for
     /// the request loop to end. Used by the daemon on SIGINT/SIGTERM.
-    pub fn shutdown(self, mountpoint: &Path) -> io::Result<()> {
+    pub fn shutdown(mut self, mountpoint: &Path) -> io::Result<()> {
+        self.watcher.take();
         if let Err(e) = self.fs.flush_all() {
             tracing::error!("flush before unmount failed: {e}");
         }
@@ -414,7 +437,8 @@ impl Mounted {
     }
 
     /// Wait for the request loop to end (after an external unmount).
-    pub fn join(self) -> io::Result<()> {
+    pub fn join(mut self) -> io::Result<()> {
+        self.watcher.take();
         self.session.join()
     }
 }
@@ -451,8 +475,30 @@ pub fn spawn(
     let fs = ViewFs::new(original, state, transform, Options::default())
         .map_err(|e| io::Error::other(e.msg))?;
     let fs = Arc::new(fs);
-    let session = fuser::spawn_mount(FuseFs { fs: fs.clone() }, mountpoint, &config())?;
-    Ok(Mounted { fs, session })
+    let mut watcher = match Watcher::new(&fs) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::warn!("cannot watch the original ({e}); using {TTL:?} timeouts");
+            None
+        }
+    };
+    let ttl = if watcher.is_some() { LONG_TTL } else { TTL };
+    let session = fuser::spawn_mount(
+        FuseFs {
+            fs: fs.clone(),
+            ttl,
+        },
+        mountpoint,
+        &config(),
+    )?;
+    if let Some(w) = &mut watcher {
+        w.run(fs.clone(), Box::new(NotifySink(session.notifier())))?;
+    }
+    Ok(Mounted {
+        watcher,
+        fs,
+        session,
+    })
 }
 
 /// Unmount `mountpoint`: a normal umount2 first, a lazy detach only if it is busy.

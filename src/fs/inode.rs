@@ -78,6 +78,11 @@ impl Table {
         self.nodes.get_mut(&ino)
     }
 
+    /// Every inode number in the table.
+    pub fn inodes(&self) -> Vec<u64> {
+        self.nodes.keys().copied().collect()
+    }
+
     pub fn ino_of(&self, view: &Path) -> Option<u64> {
         self.by_view.get(view).copied()
     }

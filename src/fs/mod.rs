@@ -22,6 +22,7 @@ pub mod error;
 pub mod inode;
 #[doc(hidden)]
 pub mod testing;
+pub mod watch;
 
 #[cfg(test)]
 mod tests;
@@ -52,8 +53,12 @@ use inode::{
 /// Default byte budget for cached view contents.
 pub const DEFAULT_CACHE_BUDGET: usize = 256 << 20;
 
-/// How long the kernel may trust entries and attributes.
+/// How long the kernel may trust entries and attributes when the original is not watched.
 pub const TTL: Duration = Duration::from_secs(1);
+
+/// How long the kernel may trust entries and attributes while [`watch::Watcher`] reports
+/// every change of the original (the view itself is authoritative for everything else).
+pub const LONG_TTL: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -305,6 +310,49 @@ impl ViewFs {
             }
         });
         tracing::info!(files = files.len(), cached = self.cache.used(), "scan done");
+    }
+
+    // ---------------------------------------------------------------- change notifications
+
+    /// The view path of original path `rel`, when every component has a view name.
+    fn view_of_original(&self, rel: &Path) -> Option<PathBuf> {
+        let mut view = PathBuf::new();
+        for c in rel.components() {
+            let name = c.as_os_str();
+            if is_hidden_original(name) {
+                return None;
+            }
+            view.push(self.to_view_name(name)?);
+        }
+        Some(view)
+    }
+
+    /// What the kernel must forget after original path `rel` changed behind the view.
+    pub fn invalidations(&self, rel: &Path, change: watch::Change) -> Vec<watch::Inval> {
+        let Some(view) = self.view_of_original(rel) else {
+            return Vec::new();
+        };
+        let st = self.state.lock();
+        let mut out = Vec::new();
+        if let Some(ino) = st.table.ino_of(&view) {
+            out.push(watch::Inval::Inode(ino));
+        }
+        if change.entry {
+            if let (Some(parent), Some(name)) = (view.parent(), view.file_name()) {
+                if let Some(pino) = st.table.ino_of(parent) {
+                    out.push(watch::Inval::Inode(pino));
+                    if change.gone {
+                        out.push(watch::Inval::Entry(pino, name.to_os_string()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every inode number handed out so far (to invalidate everything).
+    pub fn all_inodes(&self) -> Vec<u64> {
+        self.state.lock().table.inodes()
     }
 
     // ---------------------------------------------------------------- transform guards

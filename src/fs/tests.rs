@@ -502,3 +502,57 @@ fn readdir_offsets_are_stable() {
 }
 
 use std::os::unix::fs::PermissionsExt;
+
+/// Collects invalidations sent by the watcher.
+#[derive(Clone, Default)]
+struct Collect(Arc<parking_lot::Mutex<Vec<watch::Inval>>>);
+
+impl watch::Invalidate for Collect {
+    fn send(&self, inval: &watch::Inval) {
+        self.0.lock().push(inval.clone());
+    }
+}
+
+impl Collect {
+    /// Wait (bounded) until `want` was sent.
+    fn wait_for(&self, want: &watch::Inval) -> bool {
+        for _ in 0..100 {
+            if self.0.lock().contains(want) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        false
+    }
+}
+
+#[test]
+fn watcher_invalidates_nodes_changed_in_the_original() {
+    let f = fixture();
+    let fs = Arc::new(f.fs);
+    let file = fs.lookup_path(Path::new("omega.py")).unwrap().ino;
+    let pkg = fs.lookup_path(Path::new("pkg")).unwrap().ino;
+    let sink = Collect::default();
+    let mut w = watch::Watcher::new(&fs).unwrap();
+    w.run(fs.clone(), Box::new(sink.clone())).unwrap();
+
+    // Contents changed: the file's inode.
+    write(&f.orig.join("alpha.py"), b"x = 1\n");
+    assert!(sink.wait_for(&watch::Inval::Inode(file)));
+    // A name removed: the parent's listing and the dentry (under its view name).
+    fs::remove_file(f.orig.join("pkg/alpha_mod.py")).unwrap();
+    assert!(sink.wait_for(&watch::Inval::Entry(pkg, "omega_mod.py".into())));
+    assert!(sink.0.lock().contains(&watch::Inval::Inode(pkg)));
+    // A new directory is watched too; hidden names are ignored.
+    fs::create_dir(f.orig.join("pkg/sub")).unwrap();
+    let sub = fs.lookup_path(Path::new("pkg/sub")).unwrap().ino;
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    write(&f.orig.join("pkg/sub/m.py"), b"");
+    assert!(sink.wait_for(&watch::Inval::Inode(sub)));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    sink.0.lock().clear();
+    write(&f.orig.join("pkg/__pycache__/x.pyc"), b"\0");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(sink.0.lock().is_empty(), "{:?}", sink.0.lock());
+    drop(w);
+}
