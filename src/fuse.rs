@@ -87,12 +87,15 @@ fn set_time(t: Option<TimeOrNow>) -> Option<SetTime> {
     })
 }
 
-fn fopen(keep_cache: bool) -> FopenFlags {
-    if keep_cache {
-        FopenFlags::FOPEN_KEEP_CACHE
-    } else {
-        FopenFlags::empty()
+fn fopen(o: &crate::fs::Opened) -> FopenFlags {
+    let mut f = FopenFlags::empty();
+    if o.keep_cache {
+        f |= FopenFlags::FOPEN_KEEP_CACHE;
     }
+    if o.read_only {
+        f |= FopenFlags::FOPEN_NOFLUSH;
+    }
+    f
 }
 
 impl Filesystem for FuseFs {
@@ -223,7 +226,7 @@ impl Filesystem for FuseFs {
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
         match self.fs.open(ino.0, flags.0) {
-            Ok(o) => reply.opened(FileHandle(o.fh), fopen(o.keep_cache)),
+            Ok(o) => reply.opened(FileHandle(o.fh), fopen(&o)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -386,7 +389,7 @@ impl Filesystem for FuseFs {
                 &attr(&a),
                 Generation(0),
                 FileHandle(o.fh),
-                fopen(o.keep_cache),
+                fopen(&o),
             ),
             Err(e) => reply.error(errno(&e)),
         }

@@ -142,6 +142,8 @@ pub struct Opened {
     pub fh: u64,
     /// The kernel may keep its page cache: the content is unchanged since the last open.
     pub keep_cache: bool,
+    /// Opened read-only: closing it has nothing to write back, the kernel need not ask.
+    pub read_only: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -183,13 +185,17 @@ enum Handle {
     View {
         ino: u64,
         write: bool,
+        /// For read-only handles, the view bytes at open: every read of this handle is served
+        /// from one version (never a mix), without touching the original again.
+        snap: Option<Arc<Vec<u8>>>,
     },
     /// A scratch file: plain I/O on the private copy.
-    Direct {
-        file: Arc<File>,
-    },
+    Direct { file: Arc<File> },
+    /// A directory; its listing is taken at the first readdir (a kernel that still holds
+    /// the listing in its cache never asks), then stays fixed for the handle.
     Dir {
-        entries: Arc<Vec<DirEntry>>,
+        ino: u64,
+        entries: Option<Arc<Vec<DirEntry>>>,
     },
 }
 
@@ -828,6 +834,22 @@ impl ViewFs {
     // ---------------------------------------------------------------- directories
 
     pub fn opendir(&self, ino: u64) -> FsResult<u64> {
+        let (_, back) = self.node(ino)?;
+        let path = self.disk(&back);
+        let m = fs::metadata(&path)
+            .map_err(|e| FsError::io(format!("opendir {}", path.display()), e))?;
+        if !m.is_dir() {
+            return Err(FsError::new(libc::ENOTDIR, "opendir of a non-directory"));
+        }
+        let mut st = self.state.lock();
+        let fh = st.next_fh;
+        st.next_fh += 1;
+        st.handles.insert(fh, Handle::Dir { ino, entries: None });
+        Ok(fh)
+    }
+
+    /// The listing of directory `ino`: `.`, `..`, then view names in byte order.
+    fn list_dir(&self, ino: u64) -> FsResult<Vec<DirEntry>> {
         let (view, back) = self.node(ino)?;
         let path = self.disk(&back);
         let mut names: Vec<(OsString, Backing, Kind)> = Vec::new();
@@ -882,23 +904,33 @@ impl ViewFs {
             let ino = st.table.intern(view.join(&name), b);
             entries.push(DirEntry { ino, kind, name });
         }
-        let fh = st.next_fh;
-        st.next_fh += 1;
-        st.handles.insert(
-            fh,
-            Handle::Dir {
-                entries: Arc::new(entries),
-            },
-        );
-        Ok(fh)
+        Ok(entries)
     }
 
     /// Entries after `offset`, each with the offset to resume after it. The listing is a
     /// snapshot taken at opendir, so offsets are stable for the whole stream.
     pub fn readdir(&self, fh: u64, offset: u64) -> FsResult<Vec<(u64, DirEntry)>> {
-        let entries = match self.state.lock().handles.get(&fh) {
-            Some(Handle::Dir { entries }) => entries.clone(),
+        let (ino, entries) = match self.state.lock().handles.get(&fh) {
+            Some(Handle::Dir { ino, entries }) => (*ino, entries.clone()),
             _ => return Err(FsError::new(libc::EBADF, "not a directory handle")),
+        };
+        let entries = match entries {
+            Some(e) => e,
+            None => {
+                let listed = Arc::new(self.list_dir(ino)?);
+                let mut st = self.state.lock();
+                match st.handles.get_mut(&fh) {
+                    // Two readers of one handle: the first listing stored wins.
+                    Some(Handle::Dir {
+                        entries: Some(e), ..
+                    }) => e.clone(),
+                    Some(Handle::Dir { entries, .. }) => {
+                        *entries = Some(listed.clone());
+                        listed
+                    }
+                    _ => return Err(FsError::new(libc::EBADF, "not a directory handle")),
+                }
+            }
         };
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
         Ok(entries
@@ -930,7 +962,7 @@ impl ViewFs {
                     .open(&path)
                     .or_else(|e| if write { Err(e) } else { fs::File::open(&path) })
                     .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
-                Ok(self.add_handle(Handle::Direct { file: Arc::new(f) }, false))
+                Ok(self.add_handle(Handle::Direct { file: Arc::new(f) }, false, !write))
             }
             Backing::Original(rel) => {
                 let path = self.disk(&Backing::Original(rel.clone()));
@@ -939,7 +971,12 @@ impl ViewFs {
                 if m.is_dir() {
                     return Err(FsError::new(libc::EISDIR, "open of a directory"));
                 }
-                let stamp = Stamp::of(&m);
+                let snap = if write {
+                    None
+                } else {
+                    Some(self.view_bytes(&rel)?)
+                };
+                let stamp = snap.as_ref().map(|s| s.1).unwrap_or_else(|| Stamp::of(&m));
                 let mut st = self.state.lock();
                 let keep = st.table.get(ino).and_then(|n| n.open_stamp) == Some(stamp)
                     && !st.buffers.contains_key(&ino);
@@ -973,17 +1010,22 @@ impl ViewFs {
                 }
                 drop(st);
                 let keep = keep && !write;
-                Ok(self.add_handle(Handle::View { ino, write }, keep))
+                let snap = snap.map(|s| s.0);
+                Ok(self.add_handle(Handle::View { ino, write, snap }, keep, !write))
             }
         }
     }
 
-    fn add_handle(&self, h: Handle, keep_cache: bool) -> Opened {
+    fn add_handle(&self, h: Handle, keep_cache: bool, read_only: bool) -> Opened {
         let mut st = self.state.lock();
         let fh = st.next_fh;
         st.next_fh += 1;
         st.handles.insert(fh, h);
-        Opened { fh, keep_cache }
+        Opened {
+            fh,
+            keep_cache,
+            read_only,
+        }
     }
 
     /// Create and open a regular file (`flags` as given to open(2)).
@@ -1037,9 +1079,14 @@ impl ViewFs {
                 buf.truncate(got);
                 Ok(buf)
             }
-            Some(Handle::View { ino: hino, .. }) if *hino == ino => {
+            Some(Handle::View {
+                ino: hino, snap, ..
+            }) if *hino == ino => {
                 if let Some(b) = st.buffers.get(&ino) {
                     return Ok(slice(&b.data, offset, size));
+                }
+                if let Some(s) = snap {
+                    return Ok(slice(s, offset, size));
                 }
                 let back = st.table.get(ino).map(|n| n.backing.clone());
                 drop(st);
@@ -1067,6 +1114,7 @@ impl ViewFs {
             Some(Handle::View {
                 ino: hino,
                 write: true,
+                ..
             }) if *hino == ino => {
                 let b = st
                     .buffers
