@@ -86,6 +86,16 @@ for i in $(seq 1 "$MOUNT_REPS"); do
     mount_times+=("$(( (t1 - t0) / 1000000 ))")
     if [ "$i" -lt "$MOUNT_REPS" ]; then "$BIN" unmount "$VIEW"; fi
 done
+# Measure the steady state: wait (bounded) for a background scan of the tree to finish.
+scan_ms=""
+for _ in $(seq 1 600); do
+    line=$(grep "scan done" "$STATE/schrodinger.log" 2>/dev/null | tail -1 || true)
+    if [ -n "$line" ]; then
+        scan_ms=$(sed -n 's/.*elapsed=\([0-9.]*\)\(m\?s\).*/\1 \2/p' <<<"$line")
+        break
+    fi
+    sleep 0.2
+done
 pid=$(cat /run/schrodinger/*.pid 2>/dev/null | while read -r p; do
     grep -qs "$VIEW" "/proc/$p/cmdline" && echo "$p"; done | head -1)
 
@@ -103,7 +113,7 @@ export BENCH_TREE=$TREE BENCH_BIND=$BIND BENCH_VIEW=$VIEW BENCH_WORK=$work
 export BENCH_REPS=$REPS BENCH_COLD_REPS=$COLD_REPS BENCH_PID=${pid:-}
 export BENCH_MODULES="${modules[*]}" BENCH_VIEWMODS="${viewmods[*]}" BENCH_PYDEPS=$PYDEPS
 export BENCH_MOUNT_MS="${mount_times[*]}" BENCH_COMMIT=$commit BENCH_NAME=$NAME
-export BENCH_LEVELS_SHOWN=${BENCH_LEVELS:-default}
+export BENCH_LEVELS_SHOWN=${BENCH_LEVELS:-default} BENCH_SCAN="$scan_ms"
 
 python3 - "$OUT" <<'EOF'
 import os, platform, shutil, statistics, subprocess, sys, time
@@ -213,6 +223,9 @@ for label, med, n, target in results:
 lines.append("| git status in the view | - | - | - | skipped: the view hides .git | |")
 lines.append(f"| mount until the view answers | {len(mount_ms)} | - | - | "
              f"{statistics.median(mount_ms)} ms (runs: {', '.join(map(str, mount_ms))}) | < 2000 ms |")
+if E.get("BENCH_SCAN"):
+    lines.append(f"| scan of the whole tree (background after the mount answers) | 1 | - | - | "
+                 f"{E['BENCH_SCAN']} | |")
 lines.append(f"| daemon peak RSS (VmHWM) after the runs | - | - | - | "
              f"{rss.get('VmHWM', '?')} MB (now {rss.get('VmRSS', '?')} MB) | < 300 MB |")
 text = "\n".join(lines) + "\n"
