@@ -315,6 +315,13 @@ impl Filesystem for FuseFs {
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
         match self.fs.opendir(ino.0) {
+            // While the original is watched, listings stay in the kernel's cache: the kernel
+            // drops them itself on changes made through the view (and on mtime changes),
+            // the watcher on changes made in the original.
+            Ok(fh) if self.ttl == LONG_TTL => reply.opened(
+                FileHandle(fh),
+                FopenFlags::FOPEN_CACHE_DIR | FopenFlags::FOPEN_KEEP_CACHE,
+            ),
             Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
             Err(e) => reply.error(errno(&e)),
         }
