@@ -425,6 +425,7 @@ impl Mounted {
     /// Flush every dirty buffer, unmount and wait for the request loop to end.
     pub fn unmount(mut self) -> io::Result<()> {
         self.watcher.take();
+        self.fs.stop_scan();
         let flushed = self.fs.flush_all();
         self.session.umount_and_join()?;
         flushed.map_err(|e| io::Error::from_raw_os_error(e.errno))
@@ -434,6 +435,7 @@ impl Mounted {
     /// the request loop to end. Used by the daemon on SIGINT/SIGTERM.
     pub fn shutdown(mut self, mountpoint: &Path) -> io::Result<()> {
         self.watcher.take();
+        self.fs.stop_scan();
         if let Err(e) = self.fs.flush_all() {
             tracing::error!("flush before unmount failed: {e}");
         }
@@ -449,6 +451,7 @@ impl Mounted {
     /// Wait for the request loop to end (after an external unmount).
     pub fn join(mut self) -> io::Result<()> {
         self.watcher.take();
+        self.fs.stop_scan();
         self.session.join()
     }
 }
@@ -482,8 +485,12 @@ pub fn spawn(
     state: &Path,
     transform: Arc<dyn Transform>,
 ) -> io::Result<Mounted> {
-    let fs = ViewFs::new(original, state, transform, Options::default())
-        .map_err(|e| io::Error::other(e.msg))?;
+    let options = Options {
+        scan_at_new: false,
+        ..Options::default()
+    };
+    let fs =
+        ViewFs::new(original, state, transform, options).map_err(|e| io::Error::other(e.msg))?;
     let fs = Arc::new(fs);
     let mut watcher = match Watcher::new(&fs) {
         Ok(w) => Some(w),
@@ -504,6 +511,11 @@ pub fn spawn(
     if let Some(w) = &mut watcher {
         w.run(fs.clone(), Box::new(NotifySink(session.notifier())))?;
     }
+    // The eager scan runs once the view answers; requests compute what they need meanwhile.
+    let scanning = fs.clone();
+    std::thread::Builder::new()
+        .name("schrodinger-scan".into())
+        .spawn(move || scanning.scan())?;
     Ok(Mounted {
         watcher,
         fs,

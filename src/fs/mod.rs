@@ -162,12 +162,17 @@ pub struct StatFs {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub cache_budget: usize,
+    /// Compute every file's view in [`ViewFs::new`]. The mount turns this off and calls
+    /// [`ViewFs::scan`] on a background thread once the view answers, so mounting does not
+    /// wait for the transform of the whole tree (requests compute what they need first).
+    pub scan_at_new: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             cache_budget: DEFAULT_CACHE_BUDGET,
+            scan_at_new: true,
         }
     }
 }
@@ -220,6 +225,8 @@ pub struct ViewFs {
     cache: ContentCache,
     state: Mutex<State>,
     writeback: Mutex<()>,
+    /// Set at unmount: a background scan stops early.
+    closing: std::sync::atomic::AtomicBool,
 }
 
 fn to_time(secs: i64, nsecs: i64) -> SystemTime {
@@ -280,8 +287,11 @@ impl ViewFs {
                 next_fh: 1,
             }),
             writeback: Mutex::new(()),
+            closing: std::sync::atomic::AtomicBool::new(false),
         };
-        fs.scan();
+        if options.scan_at_new {
+            fs.scan();
+        }
         Ok(fs)
     }
 
@@ -290,7 +300,15 @@ impl ViewFs {
         &self.root
     }
 
-    fn scan(&self) {
+    /// Stop a running [`ViewFs::scan`] early (at unmount).
+    pub fn stop_scan(&self) {
+        self.closing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Compute (and cache) the view of every regular file of the original, in parallel.
+    pub fn scan(&self) {
+        let start = std::time::Instant::now();
         let mut files = Vec::new();
         let mut dirs = vec![PathBuf::new()];
         while let Some(d) = dirs.pop() {
@@ -311,11 +329,19 @@ impl ViewFs {
             }
         }
         files.par_iter().for_each(|rel| {
+            if self.closing.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
             if let Err(e) = self.view_bytes(rel) {
                 tracing::warn!("scan {}: {e}", rel.display());
             }
         });
-        tracing::info!(files = files.len(), cached = self.cache.used(), "scan done");
+        tracing::info!(
+            files = files.len(),
+            cached = self.cache.used(),
+            elapsed = ?start.elapsed(),
+            "scan done"
+        );
     }
 
     // ---------------------------------------------------------------- change notifications

@@ -477,6 +477,7 @@ fn large_file_works_and_cache_respects_budget() {
         Arc::new(SwapTransform),
         Options {
             cache_budget: 1 << 20,
+            ..Options::default()
         },
     )
     .unwrap();
