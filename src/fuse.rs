@@ -314,6 +314,16 @@ impl Filesystem for FuseFs {
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        if self.ttl == LONG_TTL {
+            // ENOSYS tells the kernel to stop sending OPENDIR/RELEASEDIR for this mount
+            // (FUSE_NO_OPENDIR_SUPPORT): it then caches listings (FOPEN_KEEP_CACHE |
+            // FOPEN_CACHE_DIR) and reads them with handle 0, served by inode.
+            match self.fs.check_dir(ino.0) {
+                Ok(()) => reply.error(Errno::ENOSYS),
+                Err(e) => reply.error(errno(&e)),
+            }
+            return;
+        }
         match self.fs.opendir(ino.0) {
             // While the original is watched, listings stay in the kernel's cache: the kernel
             // drops them itself on changes made through the view (and on mtime changes),
@@ -330,12 +340,17 @@ impl Filesystem for FuseFs {
     fn readdir(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         offset: u64,
         mut reply: ReplyDirectory,
     ) {
-        match self.fs.readdir(fh.0, offset) {
+        let listed = if fh.0 == 0 {
+            self.fs.readdir_ino(ino.0, offset)
+        } else {
+            self.fs.readdir(fh.0, offset)
+        };
+        match listed {
             Ok(entries) => {
                 for (next, e) in entries {
                     if reply.add(INodeNo(e.ino), next, kind(e.kind), &e.name) {

@@ -209,6 +209,8 @@ struct State {
     buffers: HashMap<u64, Buffer>,
     handles: HashMap<u64, Handle>,
     next_fh: u64,
+    /// Listings served without a directory handle, by inode (see [`ViewFs::readdir_ino`]).
+    listings: HashMap<u64, Arc<Vec<DirEntry>>>,
 }
 
 /// The view of one original tree.
@@ -285,6 +287,7 @@ impl ViewFs {
                 buffers: HashMap::new(),
                 handles: HashMap::new(),
                 next_fh: 1,
+                listings: HashMap::new(),
             }),
             writeback: Mutex::new(()),
             closing: std::sync::atomic::AtomicBool::new(false),
@@ -859,7 +862,8 @@ impl ViewFs {
 
     // ---------------------------------------------------------------- directories
 
-    pub fn opendir(&self, ino: u64) -> FsResult<u64> {
+    /// Ok when `ino` is a directory that can be listed.
+    pub fn check_dir(&self, ino: u64) -> FsResult<()> {
         let (_, back) = self.node(ino)?;
         let path = self.disk(&back);
         let m = fs::metadata(&path)
@@ -867,6 +871,11 @@ impl ViewFs {
         if !m.is_dir() {
             return Err(FsError::new(libc::ENOTDIR, "opendir of a non-directory"));
         }
+        Ok(())
+    }
+
+    pub fn opendir(&self, ino: u64) -> FsResult<u64> {
+        self.check_dir(ino)?;
         let mut st = self.state.lock();
         let fh = st.next_fh;
         st.next_fh += 1;
@@ -956,6 +965,32 @@ impl ViewFs {
                     }
                     _ => return Err(FsError::new(libc::EBADF, "not a directory handle")),
                 }
+            }
+        };
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        Ok(entries
+            .iter()
+            .enumerate()
+            .skip(start)
+            .map(|(i, e)| (i as u64 + 1, e.clone()))
+            .collect())
+    }
+
+    /// Entries of directory `ino` after `offset`, without a handle (when the kernel does not
+    /// open directories: it then caches listings and reads one from offset 0 on). A listing
+    /// is taken at offset 0 and kept for the continuation calls of that read.
+    pub fn readdir_ino(&self, ino: u64, offset: u64) -> FsResult<Vec<(u64, DirEntry)>> {
+        let kept = if offset == 0 {
+            None
+        } else {
+            self.state.lock().listings.get(&ino).cloned()
+        };
+        let entries = match kept {
+            Some(e) => e,
+            None => {
+                let e = Arc::new(self.list_dir(ino)?);
+                self.state.lock().listings.insert(ino, e.clone());
+                e
             }
         };
         let start = usize::try_from(offset).unwrap_or(usize::MAX);

@@ -557,3 +557,19 @@ fn watcher_invalidates_nodes_changed_in_the_original() {
     assert!(sink.0.lock().is_empty(), "{:?}", sink.0.lock());
     drop(w);
 }
+
+#[test]
+fn listing_by_inode_matches_listing_by_handle() {
+    let f = fixture();
+    let pkg = f.fs.lookup_path(Path::new("pkg")).unwrap().ino;
+    let fh = f.fs.opendir(pkg).unwrap();
+    let by_handle = f.fs.readdir(fh, 0).unwrap();
+    assert_eq!(f.fs.readdir_ino(pkg, 0).unwrap(), by_handle);
+    assert_eq!(f.fs.readdir_ino(pkg, 2).unwrap(), by_handle[2..].to_vec());
+    // Offset 0 takes a fresh listing.
+    write(&f.orig.join("pkg/new.py"), b"");
+    let again = f.fs.readdir_ino(pkg, 0).unwrap();
+    assert!(again.iter().any(|(_, e)| e.name == "new.py"));
+    let file = f.fs.lookup_path(Path::new("omega.py")).unwrap().ino;
+    assert_eq!(f.fs.check_dir(file).unwrap_err().errno, libc::ENOTDIR);
+}
