@@ -525,6 +525,7 @@ pub fn spawn(
     )?;
     if let Some(w) = &mut watcher {
         w.run(fs.clone(), Box::new(NotifySink(session.notifier())))?;
+        fs.set_watched();
     }
     // The eager scan runs once the view answers; requests compute what they need meanwhile.
     let scanning = fs.clone();

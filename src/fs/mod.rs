@@ -229,6 +229,8 @@ pub struct ViewFs {
     writeback: Mutex<()>,
     /// Set at unmount: a background scan stops early.
     closing: std::sync::atomic::AtomicBool,
+    /// A watcher reports changes of the original (see [`ViewFs::set_watched`]).
+    watched: std::sync::atomic::AtomicBool,
 }
 
 fn to_time(secs: i64, nsecs: i64) -> SystemTime {
@@ -291,6 +293,7 @@ impl ViewFs {
             }),
             writeback: Mutex::new(()),
             closing: std::sync::atomic::AtomicBool::new(false),
+            watched: std::sync::atomic::AtomicBool::new(false),
         };
         if options.scan_at_new {
             fs.scan();
@@ -367,7 +370,8 @@ impl ViewFs {
         let Some(view) = self.view_of_original(rel) else {
             return Vec::new();
         };
-        let st = self.state.lock();
+        let mut st = self.state.lock();
+        st.table.distrust(&view, change.dir);
         let mut out = Vec::new();
         if let Some(ino) = st.table.ino_of(&view) {
             out.push(watch::Inval::Inode(ino));
@@ -383,6 +387,17 @@ impl ViewFs {
             }
         }
         out
+    }
+
+    /// From now on, read-only opens trust the watcher: see [`inode::Node::trusted`].
+    pub fn set_watched(&self) {
+        self.watched
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Forget every verification (the watcher lost events).
+    pub fn distrust_all(&self) {
+        self.state.lock().table.distrust(Path::new(""), true);
     }
 
     /// Every inode number handed out so far (to invalidate everything).
@@ -1026,6 +1041,16 @@ impl ViewFs {
                 Ok(self.add_handle(Handle::Direct { file: Arc::new(f) }, false, !write))
             }
             Backing::Original(rel) => {
+                if !write {
+                    if let Some(snap) = self.trusted_view(ino, &rel) {
+                        let h = Handle::View {
+                            ino,
+                            write,
+                            snap: Some(snap),
+                        };
+                        return Ok(self.add_handle(h, true, true));
+                    }
+                }
                 let path = self.disk(&Backing::Original(rel.clone()));
                 let m = fs::symlink_metadata(&path)
                     .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
@@ -1041,8 +1066,10 @@ impl ViewFs {
                 let mut st = self.state.lock();
                 let keep = st.table.get(ino).and_then(|n| n.open_stamp) == Some(stamp)
                     && !st.buffers.contains_key(&ino);
+                let trust = !write && self.watched.load(std::sync::atomic::Ordering::SeqCst);
                 if let Some(n) = st.table.get_mut(ino) {
                     n.open_stamp = Some(stamp);
+                    n.trusted = trust;
                 }
                 if write {
                     if let Some(b) = st.buffers.get_mut(&ino) {
@@ -1075,6 +1102,20 @@ impl ViewFs {
                 Ok(self.add_handle(Handle::View { ino, write, snap }, keep, !write))
             }
         }
+    }
+
+    /// The cached view of `rel` when the node is trusted (verified at its last open, no
+    /// change reported since, no buffer): what the kernel's page cache already holds.
+    fn trusted_view(&self, ino: u64, rel: &Path) -> Option<Arc<Vec<u8>>> {
+        let st = self.state.lock();
+        if st.buffers.contains_key(&ino) {
+            return None;
+        }
+        let n = st.table.get(ino)?;
+        if !n.trusted {
+            return None;
+        }
+        self.cache.get(rel, n.open_stamp?)
     }
 
     fn add_handle(&self, h: Handle, keep_cache: bool, read_only: bool) -> Opened {
@@ -1308,6 +1349,7 @@ impl ViewFs {
         }
         if let Some(n) = st.table.get_mut(ino) {
             n.open_stamp = None;
+            n.trusted = false;
         }
         Ok(())
     }

@@ -573,3 +573,26 @@ fn listing_by_inode_matches_listing_by_handle() {
     let file = f.fs.lookup_path(Path::new("omega.py")).unwrap().ino;
     assert_eq!(f.fs.check_dir(file).unwrap_err().errno, libc::ENOTDIR);
 }
+
+#[test]
+fn watched_opens_trust_the_cache_until_a_change_is_reported() {
+    let f = fixture();
+    f.fs.set_watched();
+    let ino = f.fs.lookup_path(Path::new("omega.py")).unwrap().ino;
+    let read_all = |fs: &ViewFs| {
+        let o = fs.open(ino, libc::O_RDONLY).unwrap();
+        let d = fs.read(ino, o.fh, 0, 1 << 20).unwrap();
+        fs.release(ino, o.fh).unwrap();
+        (o.keep_cache, d)
+    };
+    let (_, v0) = read_all(&f.fs);
+    assert_eq!(v0, b"def omega():\n    return alpha\n");
+    // Changed behind the view, not reported yet: the verified version is still served whole.
+    write(&f.orig.join("alpha.py"), b"alpha = 2\n");
+    assert_eq!(read_all(&f.fs), (true, v0));
+    // Reported: the next open looks at the original again.
+    let inv =
+        f.fs.invalidations(Path::new("alpha.py"), watch::Change::default());
+    assert_eq!(inv, vec![watch::Inval::Inode(ino)]);
+    assert_eq!(read_all(&f.fs), (false, b"omega = 2\n".to_vec()));
+}

@@ -161,6 +161,8 @@ impl Drop for Watcher {
 pub struct Change {
     pub entry: bool,
     pub gone: bool,
+    /// The name is a directory (what was below it may have moved too).
+    pub dir: bool,
 }
 
 fn watch_loop(w: &mut Watches, fs: &ViewFs, sink: &dyn Invalidate, stop: &AtomicBool) {
@@ -224,6 +226,7 @@ fn watch_loop(w: &mut Watches, fs: &ViewFs, sink: &dyn Invalidate, stop: &Atomic
                     }
                 }
                 let c = changes.entry(rel).or_default();
+                c.dir |= ev.mask & libc::IN_ISDIR != 0;
                 if ev.mask
                     & (libc::IN_CREATE | libc::IN_DELETE | libc::IN_MOVED_FROM | libc::IN_MOVED_TO)
                     != 0
@@ -236,6 +239,7 @@ fn watch_loop(w: &mut Watches, fs: &ViewFs, sink: &dyn Invalidate, stop: &Atomic
         }
         let invals = if overflow {
             tracing::warn!("inotify queue overflow: invalidating every node");
+            fs.distrust_all();
             fs.all_inodes().into_iter().map(Inval::Inode).collect()
         } else {
             let mut v = Vec::new();
