@@ -80,6 +80,23 @@ fn attr(a: &Attr) -> FileAttr {
     }
 }
 
+/// Attributes sent with a negative entry (the kernel only looks at the node id, 0).
+const NEGATIVE: Attr = Attr {
+    ino: 0,
+    size: 0,
+    blocks: 0,
+    atime: SystemTime::UNIX_EPOCH,
+    mtime: SystemTime::UNIX_EPOCH,
+    ctime: SystemTime::UNIX_EPOCH,
+    kind: Kind::File,
+    perm: 0,
+    nlink: 0,
+    uid: 0,
+    gid: 0,
+    rdev: 0,
+    blksize: 4096,
+};
+
 fn set_time(t: Option<TimeOrNow>) -> Option<SetTime> {
     t.map(|t| match t {
         TimeOrNow::Now => SetTime::Now,
@@ -112,6 +129,13 @@ impl Filesystem for FuseFs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match self.fs.lookup(parent.0, name) {
             Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
+            // While the original is watched, a missing name is cached too (node id 0 is a
+            // negative entry): Python's import probes many names that do not exist. Names
+            // created in the view replace it in the kernel; the watcher drops it for names
+            // created in the original.
+            Err(e) if e.errno == libc::ENOENT && self.ttl == LONG_TTL => {
+                reply.entry(&self.ttl, &attr(&NEGATIVE), Generation(0))
+            }
             Err(e) => reply.error(errno(&e)),
         }
     }

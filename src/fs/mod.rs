@@ -380,9 +380,8 @@ impl ViewFs {
             if let (Some(parent), Some(name)) = (view.parent(), view.file_name()) {
                 if let Some(pino) = st.table.ino_of(parent) {
                     out.push(watch::Inval::Inode(pino));
-                    if change.gone {
-                        out.push(watch::Inval::Entry(pino, name.to_os_string()));
-                    }
+                    // Gone: the dentry. Created: a cached negative entry of that name.
+                    out.push(watch::Inval::Entry(pino, name.to_os_string()));
                 }
             }
         }
