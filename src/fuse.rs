@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use fuser::{
     BsdFileFlags, Config, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags,
@@ -16,12 +16,31 @@ use fuser::{
     ReplyWrite, Request, SessionACL, TimeOrNow, WriteFlags,
 };
 
-use crate::fs::{Attr, FsError, Kind, Options, SetAttr, SetTime, ViewFs, TTL};
+use crate::fs::watch::{Inval, Invalidate, Watcher};
+use crate::fs::{Attr, FsError, Kind, Options, SetAttr, SetTime, ViewFs, LONG_TTL, TTL};
 use crate::transform::Transform;
 
 /// The fuser adapter over a shared [`ViewFs`].
 pub struct FuseFs {
     fs: Arc<ViewFs>,
+    /// Entry and attribute timeout: long while the original is watched, short otherwise.
+    ttl: Duration,
+}
+
+/// Invalidations from the watcher thread go to the kernel through fuser's notifier.
+struct NotifySink(fuser::Notifier);
+
+impl Invalidate for NotifySink {
+    fn send(&self, inval: &Inval) {
+        // ENOENT only means the kernel holds nothing for that node.
+        let r = match inval {
+            Inval::Inode(ino) => self.0.inval_inode(INodeNo(*ino), 0, 0),
+            Inval::Entry(parent, name) => self.0.inval_entry(INodeNo(*parent), name),
+        };
+        if let Err(e) = r {
+            tracing::trace!("invalidation {inval:?}: {e}");
+        }
+    }
 }
 
 fn errno(e: &FsError) -> Errno {
@@ -61,6 +80,23 @@ fn attr(a: &Attr) -> FileAttr {
     }
 }
 
+/// Attributes sent with a negative entry (the kernel only looks at the node id, 0).
+const NEGATIVE: Attr = Attr {
+    ino: 0,
+    size: 0,
+    blocks: 0,
+    atime: SystemTime::UNIX_EPOCH,
+    mtime: SystemTime::UNIX_EPOCH,
+    ctime: SystemTime::UNIX_EPOCH,
+    kind: Kind::File,
+    perm: 0,
+    nlink: 0,
+    uid: 0,
+    gid: 0,
+    rdev: 0,
+    blksize: 4096,
+};
+
 fn set_time(t: Option<TimeOrNow>) -> Option<SetTime> {
     t.map(|t| match t {
         TimeOrNow::Now => SetTime::Now,
@@ -68,12 +104,15 @@ fn set_time(t: Option<TimeOrNow>) -> Option<SetTime> {
     })
 }
 
-fn fopen(keep_cache: bool) -> FopenFlags {
-    if keep_cache {
-        FopenFlags::FOPEN_KEEP_CACHE
-    } else {
-        FopenFlags::empty()
+fn fopen(o: &crate::fs::Opened) -> FopenFlags {
+    let mut f = FopenFlags::empty();
+    if o.keep_cache {
+        f |= FopenFlags::FOPEN_KEEP_CACHE;
     }
+    if o.read_only {
+        f |= FopenFlags::FOPEN_NOFLUSH;
+    }
+    f
 }
 
 impl Filesystem for FuseFs {
@@ -89,14 +128,21 @@ impl Filesystem for FuseFs {
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match self.fs.lookup(parent.0, name) {
-            Ok(a) => reply.entry(&TTL, &attr(&a), Generation(0)),
+            Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
+            // While the original is watched, a missing name is cached too (node id 0 is a
+            // negative entry): Python's import probes many names that do not exist. Names
+            // created in the view replace it in the kernel; the watcher drops it for names
+            // created in the original.
+            Err(e) if e.errno == libc::ENOENT && self.ttl == LONG_TTL => {
+                reply.entry(&self.ttl, &attr(&NEGATIVE), Generation(0))
+            }
             Err(e) => reply.error(errno(&e)),
         }
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
         match self.fs.getattr(ino.0) {
-            Ok(a) => reply.attr(&TTL, &attr(&a)),
+            Ok(a) => reply.attr(&self.ttl, &attr(&a)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -128,7 +174,7 @@ impl Filesystem for FuseFs {
             mtime: set_time(mtime),
         };
         match self.fs.setattr(ino.0, set) {
-            Ok(a) => reply.attr(&TTL, &attr(&a)),
+            Ok(a) => reply.attr(&self.ttl, &attr(&a)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -150,7 +196,7 @@ impl Filesystem for FuseFs {
         reply: ReplyEntry,
     ) {
         match self.fs.mkdir(parent.0, name, mode, umask) {
-            Ok(a) => reply.entry(&TTL, &attr(&a), Generation(0)),
+            Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -178,7 +224,7 @@ impl Filesystem for FuseFs {
         reply: ReplyEntry,
     ) {
         match self.fs.symlink(parent.0, link_name, target) {
-            Ok(a) => reply.entry(&TTL, &attr(&a), Generation(0)),
+            Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -204,7 +250,7 @@ impl Filesystem for FuseFs {
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
         match self.fs.open(ino.0, flags.0) {
-            Ok(o) => reply.opened(FileHandle(o.fh), fopen(o.keep_cache)),
+            Ok(o) => reply.opened(FileHandle(o.fh), fopen(&o)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -292,7 +338,24 @@ impl Filesystem for FuseFs {
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        if self.ttl == LONG_TTL {
+            // ENOSYS tells the kernel to stop sending OPENDIR/RELEASEDIR for this mount
+            // (FUSE_NO_OPENDIR_SUPPORT): it then caches listings (FOPEN_KEEP_CACHE |
+            // FOPEN_CACHE_DIR) and reads them with handle 0, served by inode.
+            match self.fs.check_dir(ino.0) {
+                Ok(()) => reply.error(Errno::ENOSYS),
+                Err(e) => reply.error(errno(&e)),
+            }
+            return;
+        }
         match self.fs.opendir(ino.0) {
+            // While the original is watched, listings stay in the kernel's cache: the kernel
+            // drops them itself on changes made through the view (and on mtime changes),
+            // the watcher on changes made in the original.
+            Ok(fh) if self.ttl == LONG_TTL => reply.opened(
+                FileHandle(fh),
+                FopenFlags::FOPEN_CACHE_DIR | FopenFlags::FOPEN_KEEP_CACHE,
+            ),
             Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
             Err(e) => reply.error(errno(&e)),
         }
@@ -301,12 +364,17 @@ impl Filesystem for FuseFs {
     fn readdir(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         offset: u64,
         mut reply: ReplyDirectory,
     ) {
-        match self.fs.readdir(fh.0, offset) {
+        let listed = if fh.0 == 0 {
+            self.fs.readdir_ino(ino.0, offset)
+        } else {
+            self.fs.readdir(fh.0, offset)
+        };
+        match listed {
             Ok(entries) => {
                 for (next, e) in entries {
                     if reply.add(INodeNo(e.ino), next, kind(e.kind), &e.name) {
@@ -363,11 +431,11 @@ impl Filesystem for FuseFs {
     ) {
         match self.fs.create(parent.0, name, mode, umask, flags) {
             Ok((a, o)) => reply.created(
-                &TTL,
+                &self.ttl,
                 &attr(&a),
                 Generation(0),
                 FileHandle(o.fh),
-                fopen(o.keep_cache),
+                fopen(&o),
             ),
             Err(e) => reply.error(errno(&e)),
         }
@@ -376,6 +444,8 @@ impl Filesystem for FuseFs {
 
 /// A live mount. Dropping it without [`Mounted::unmount`] still unmounts (fuser's guard).
 pub struct Mounted {
+    /// Declared first: stops watching before the session goes away.
+    watcher: Option<Watcher>,
     fs: Arc<ViewFs>,
     session: fuser::BackgroundSession,
 }
@@ -392,7 +462,9 @@ impl Mounted {
     }
 
     /// Flush every dirty buffer, unmount and wait for the request loop to end.
-    pub fn unmount(self) -> io::Result<()> {
+    pub fn unmount(mut self) -> io::Result<()> {
+        self.watcher.take();
+        self.fs.stop_scan();
         let flushed = self.fs.flush_all();
         self.session.umount_and_join()?;
         flushed.map_err(|e| io::Error::from_raw_os_error(e.errno))
@@ -400,7 +472,9 @@ impl Mounted {
 
     /// Flush, unmount `mountpoint` with umount2 (lazily only when it is busy) and wait for
     /// the request loop to end. Used by the daemon on SIGINT/SIGTERM.
-    pub fn shutdown(self, mountpoint: &Path) -> io::Result<()> {
+    pub fn shutdown(mut self, mountpoint: &Path) -> io::Result<()> {
+        self.watcher.take();
+        self.fs.stop_scan();
         if let Err(e) = self.fs.flush_all() {
             tracing::error!("flush before unmount failed: {e}");
         }
@@ -414,7 +488,9 @@ impl Mounted {
     }
 
     /// Wait for the request loop to end (after an external unmount).
-    pub fn join(self) -> io::Result<()> {
+    pub fn join(mut self) -> io::Result<()> {
+        self.watcher.take();
+        self.fs.stop_scan();
         self.session.join()
     }
 }
@@ -448,11 +524,43 @@ pub fn spawn(
     state: &Path,
     transform: Arc<dyn Transform>,
 ) -> io::Result<Mounted> {
-    let fs = ViewFs::new(original, state, transform, Options::default())
-        .map_err(|e| io::Error::other(e.msg))?;
+    let options = Options {
+        scan_at_new: false,
+        ..Options::default()
+    };
+    let fs =
+        ViewFs::new(original, state, transform, options).map_err(|e| io::Error::other(e.msg))?;
     let fs = Arc::new(fs);
-    let session = fuser::spawn_mount(FuseFs { fs: fs.clone() }, mountpoint, &config())?;
-    Ok(Mounted { fs, session })
+    let mut watcher = match Watcher::new(&fs) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::warn!("cannot watch the original ({e}); using {TTL:?} timeouts");
+            None
+        }
+    };
+    let ttl = if watcher.is_some() { LONG_TTL } else { TTL };
+    let session = fuser::spawn_mount(
+        FuseFs {
+            fs: fs.clone(),
+            ttl,
+        },
+        mountpoint,
+        &config(),
+    )?;
+    if let Some(w) = &mut watcher {
+        w.run(fs.clone(), Box::new(NotifySink(session.notifier())))?;
+        fs.set_watched();
+    }
+    // The eager scan runs once the view answers; requests compute what they need meanwhile.
+    let scanning = fs.clone();
+    std::thread::Builder::new()
+        .name("schrodinger-scan".into())
+        .spawn(move || scanning.scan())?;
+    Ok(Mounted {
+        watcher,
+        fs,
+        session,
+    })
 }
 
 /// Unmount `mountpoint`: a normal umount2 first, a lazy detach only if it is busy.

@@ -42,6 +42,9 @@ pub struct Node {
     /// Stamp of the original at the last open, when the kernel page cache still holds
     /// exactly what we would serve again.
     pub open_stamp: Option<super::content::Stamp>,
+    /// The original was verified at `open_stamp` and the watcher reported no change since:
+    /// a read-only open may serve the cached view without touching the original.
+    pub trusted: bool,
 }
 
 pub struct Table {
@@ -64,6 +67,7 @@ impl Table {
                 backing: Backing::Original(PathBuf::new()),
                 unlinked: false,
                 open_stamp: None,
+                trusted: false,
             },
         );
         t.by_view.insert(PathBuf::new(), ROOT_INO);
@@ -76,6 +80,24 @@ impl Table {
 
     pub fn get_mut(&mut self, ino: u64) -> Option<&mut Node> {
         self.nodes.get_mut(&ino)
+    }
+
+    /// Withdraw the trust of the node at `view` and, for a directory, of everything below.
+    pub fn distrust(&mut self, view: &Path, subtree: bool) {
+        if subtree {
+            for n in self.nodes.values_mut() {
+                if n.view.starts_with(view) {
+                    n.trusted = false;
+                }
+            }
+        } else if let Some(n) = self.by_view.get(view).and_then(|i| self.nodes.get_mut(i)) {
+            n.trusted = false;
+        }
+    }
+
+    /// Every inode number in the table.
+    pub fn inodes(&self) -> Vec<u64> {
+        self.nodes.keys().copied().collect()
     }
 
     pub fn ino_of(&self, view: &Path) -> Option<u64> {
@@ -101,6 +123,7 @@ impl Table {
                 backing,
                 unlinked: false,
                 open_stamp: None,
+                trusted: false,
             },
         );
         ino

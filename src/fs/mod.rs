@@ -22,6 +22,7 @@ pub mod error;
 pub mod inode;
 #[doc(hidden)]
 pub mod testing;
+pub mod watch;
 
 #[cfg(test)]
 mod tests;
@@ -52,8 +53,12 @@ use inode::{
 /// Default byte budget for cached view contents.
 pub const DEFAULT_CACHE_BUDGET: usize = 256 << 20;
 
-/// How long the kernel may trust entries and attributes.
+/// How long the kernel may trust entries and attributes when the original is not watched.
 pub const TTL: Duration = Duration::from_secs(1);
+
+/// How long the kernel may trust entries and attributes while [`watch::Watcher`] reports
+/// every change of the original (the view itself is authoritative for everything else).
+pub const LONG_TTL: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -137,6 +142,8 @@ pub struct Opened {
     pub fh: u64,
     /// The kernel may keep its page cache: the content is unchanged since the last open.
     pub keep_cache: bool,
+    /// Opened read-only: closing it has nothing to write back, the kernel need not ask.
+    pub read_only: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -155,12 +162,17 @@ pub struct StatFs {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub cache_budget: usize,
+    /// Compute every file's view in [`ViewFs::new`]. The mount turns this off and calls
+    /// [`ViewFs::scan`] on a background thread once the view answers, so mounting does not
+    /// wait for the transform of the whole tree (requests compute what they need first).
+    pub scan_at_new: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             cache_budget: DEFAULT_CACHE_BUDGET,
+            scan_at_new: true,
         }
     }
 }
@@ -178,13 +190,17 @@ enum Handle {
     View {
         ino: u64,
         write: bool,
+        /// For read-only handles, the view bytes at open: every read of this handle is served
+        /// from one version (never a mix), without touching the original again.
+        snap: Option<Arc<Vec<u8>>>,
     },
     /// A scratch file: plain I/O on the private copy.
-    Direct {
-        file: Arc<File>,
-    },
+    Direct { file: Arc<File> },
+    /// A directory; its listing is taken at the first readdir (a kernel that still holds
+    /// the listing in its cache never asks), then stays fixed for the handle.
     Dir {
-        entries: Arc<Vec<DirEntry>>,
+        ino: u64,
+        entries: Option<Arc<Vec<DirEntry>>>,
     },
 }
 
@@ -193,6 +209,8 @@ struct State {
     buffers: HashMap<u64, Buffer>,
     handles: HashMap<u64, Handle>,
     next_fh: u64,
+    /// Listings served without a directory handle, by inode (see [`ViewFs::readdir_ino`]).
+    listings: HashMap<u64, Arc<Vec<DirEntry>>>,
 }
 
 /// The view of one original tree.
@@ -209,6 +227,10 @@ pub struct ViewFs {
     cache: ContentCache,
     state: Mutex<State>,
     writeback: Mutex<()>,
+    /// Set at unmount: a background scan stops early.
+    closing: std::sync::atomic::AtomicBool,
+    /// A watcher reports changes of the original (see [`ViewFs::set_watched`]).
+    watched: std::sync::atomic::AtomicBool,
 }
 
 fn to_time(secs: i64, nsecs: i64) -> SystemTime {
@@ -267,10 +289,15 @@ impl ViewFs {
                 buffers: HashMap::new(),
                 handles: HashMap::new(),
                 next_fh: 1,
+                listings: HashMap::new(),
             }),
             writeback: Mutex::new(()),
+            closing: std::sync::atomic::AtomicBool::new(false),
+            watched: std::sync::atomic::AtomicBool::new(false),
         };
-        fs.scan();
+        if options.scan_at_new {
+            fs.scan();
+        }
         Ok(fs)
     }
 
@@ -279,7 +306,15 @@ impl ViewFs {
         &self.root
     }
 
-    fn scan(&self) {
+    /// Stop a running [`ViewFs::scan`] early (at unmount).
+    pub fn stop_scan(&self) {
+        self.closing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Compute (and cache) the view of every regular file of the original, in parallel.
+    pub fn scan(&self) {
+        let start = std::time::Instant::now();
         let mut files = Vec::new();
         let mut dirs = vec![PathBuf::new()];
         while let Some(d) = dirs.pop() {
@@ -300,11 +335,73 @@ impl ViewFs {
             }
         }
         files.par_iter().for_each(|rel| {
+            if self.closing.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
             if let Err(e) = self.view_bytes(rel) {
                 tracing::warn!("scan {}: {e}", rel.display());
             }
         });
-        tracing::info!(files = files.len(), cached = self.cache.used(), "scan done");
+        tracing::info!(
+            files = files.len(),
+            cached = self.cache.used(),
+            elapsed = ?start.elapsed(),
+            "scan done"
+        );
+    }
+
+    // ---------------------------------------------------------------- change notifications
+
+    /// The view path of original path `rel`, when every component has a view name.
+    fn view_of_original(&self, rel: &Path) -> Option<PathBuf> {
+        let mut view = PathBuf::new();
+        for c in rel.components() {
+            let name = c.as_os_str();
+            if is_hidden_original(name) {
+                return None;
+            }
+            view.push(self.to_view_name(name)?);
+        }
+        Some(view)
+    }
+
+    /// What the kernel must forget after original path `rel` changed behind the view.
+    pub fn invalidations(&self, rel: &Path, change: watch::Change) -> Vec<watch::Inval> {
+        let Some(view) = self.view_of_original(rel) else {
+            return Vec::new();
+        };
+        let mut st = self.state.lock();
+        st.table.distrust(&view, change.dir);
+        let mut out = Vec::new();
+        if let Some(ino) = st.table.ino_of(&view) {
+            out.push(watch::Inval::Inode(ino));
+        }
+        if change.entry {
+            if let (Some(parent), Some(name)) = (view.parent(), view.file_name()) {
+                if let Some(pino) = st.table.ino_of(parent) {
+                    out.push(watch::Inval::Inode(pino));
+                    // Gone: the dentry. Created: a cached negative entry of that name.
+                    out.push(watch::Inval::Entry(pino, name.to_os_string()));
+                }
+            }
+        }
+        out
+    }
+
+    /// From now on, read-only opens trust the watcher: see [`inode::Node::trusted`].
+    pub fn set_watched(&self) {
+        self.watched
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Forget every verification (the watcher lost events).
+    pub fn distrust_all(&self) {
+        self.state.lock().table.distrust(Path::new(""), true);
+    }
+
+    /// Every inode number handed out so far (to invalidate everything).
+    pub fn all_inodes(&self) -> Vec<u64> {
+        self.state.lock().table.inodes()
     }
 
     // ---------------------------------------------------------------- transform guards
@@ -779,7 +876,29 @@ impl ViewFs {
 
     // ---------------------------------------------------------------- directories
 
+    /// Ok when `ino` is a directory that can be listed.
+    pub fn check_dir(&self, ino: u64) -> FsResult<()> {
+        let (_, back) = self.node(ino)?;
+        let path = self.disk(&back);
+        let m = fs::metadata(&path)
+            .map_err(|e| FsError::io(format!("opendir {}", path.display()), e))?;
+        if !m.is_dir() {
+            return Err(FsError::new(libc::ENOTDIR, "opendir of a non-directory"));
+        }
+        Ok(())
+    }
+
     pub fn opendir(&self, ino: u64) -> FsResult<u64> {
+        self.check_dir(ino)?;
+        let mut st = self.state.lock();
+        let fh = st.next_fh;
+        st.next_fh += 1;
+        st.handles.insert(fh, Handle::Dir { ino, entries: None });
+        Ok(fh)
+    }
+
+    /// The listing of directory `ino`: `.`, `..`, then view names in byte order.
+    fn list_dir(&self, ino: u64) -> FsResult<Vec<DirEntry>> {
         let (view, back) = self.node(ino)?;
         let path = self.disk(&back);
         let mut names: Vec<(OsString, Backing, Kind)> = Vec::new();
@@ -834,23 +953,59 @@ impl ViewFs {
             let ino = st.table.intern(view.join(&name), b);
             entries.push(DirEntry { ino, kind, name });
         }
-        let fh = st.next_fh;
-        st.next_fh += 1;
-        st.handles.insert(
-            fh,
-            Handle::Dir {
-                entries: Arc::new(entries),
-            },
-        );
-        Ok(fh)
+        Ok(entries)
     }
 
     /// Entries after `offset`, each with the offset to resume after it. The listing is a
     /// snapshot taken at opendir, so offsets are stable for the whole stream.
     pub fn readdir(&self, fh: u64, offset: u64) -> FsResult<Vec<(u64, DirEntry)>> {
-        let entries = match self.state.lock().handles.get(&fh) {
-            Some(Handle::Dir { entries }) => entries.clone(),
+        let (ino, entries) = match self.state.lock().handles.get(&fh) {
+            Some(Handle::Dir { ino, entries }) => (*ino, entries.clone()),
             _ => return Err(FsError::new(libc::EBADF, "not a directory handle")),
+        };
+        let entries = match entries {
+            Some(e) => e,
+            None => {
+                let listed = Arc::new(self.list_dir(ino)?);
+                let mut st = self.state.lock();
+                match st.handles.get_mut(&fh) {
+                    // Two readers of one handle: the first listing stored wins.
+                    Some(Handle::Dir {
+                        entries: Some(e), ..
+                    }) => e.clone(),
+                    Some(Handle::Dir { entries, .. }) => {
+                        *entries = Some(listed.clone());
+                        listed
+                    }
+                    _ => return Err(FsError::new(libc::EBADF, "not a directory handle")),
+                }
+            }
+        };
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        Ok(entries
+            .iter()
+            .enumerate()
+            .skip(start)
+            .map(|(i, e)| (i as u64 + 1, e.clone()))
+            .collect())
+    }
+
+    /// Entries of directory `ino` after `offset`, without a handle (when the kernel does not
+    /// open directories: it then caches listings and reads one from offset 0 on). A listing
+    /// is taken at offset 0 and kept for the continuation calls of that read.
+    pub fn readdir_ino(&self, ino: u64, offset: u64) -> FsResult<Vec<(u64, DirEntry)>> {
+        let kept = if offset == 0 {
+            None
+        } else {
+            self.state.lock().listings.get(&ino).cloned()
+        };
+        let entries = match kept {
+            Some(e) => e,
+            None => {
+                let e = Arc::new(self.list_dir(ino)?);
+                self.state.lock().listings.insert(ino, e.clone());
+                e
+            }
         };
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
         Ok(entries
@@ -882,21 +1037,38 @@ impl ViewFs {
                     .open(&path)
                     .or_else(|e| if write { Err(e) } else { fs::File::open(&path) })
                     .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
-                Ok(self.add_handle(Handle::Direct { file: Arc::new(f) }, false))
+                Ok(self.add_handle(Handle::Direct { file: Arc::new(f) }, false, !write))
             }
             Backing::Original(rel) => {
+                if !write {
+                    if let Some(snap) = self.trusted_view(ino, &rel) {
+                        let h = Handle::View {
+                            ino,
+                            write,
+                            snap: Some(snap),
+                        };
+                        return Ok(self.add_handle(h, true, true));
+                    }
+                }
                 let path = self.disk(&Backing::Original(rel.clone()));
                 let m = fs::symlink_metadata(&path)
                     .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
                 if m.is_dir() {
                     return Err(FsError::new(libc::EISDIR, "open of a directory"));
                 }
-                let stamp = Stamp::of(&m);
+                let snap = if write {
+                    None
+                } else {
+                    Some(self.view_bytes(&rel)?)
+                };
+                let stamp = snap.as_ref().map(|s| s.1).unwrap_or_else(|| Stamp::of(&m));
                 let mut st = self.state.lock();
                 let keep = st.table.get(ino).and_then(|n| n.open_stamp) == Some(stamp)
                     && !st.buffers.contains_key(&ino);
+                let trust = !write && self.watched.load(std::sync::atomic::Ordering::SeqCst);
                 if let Some(n) = st.table.get_mut(ino) {
                     n.open_stamp = Some(stamp);
+                    n.trusted = trust;
                 }
                 if write {
                     if let Some(b) = st.buffers.get_mut(&ino) {
@@ -925,17 +1097,36 @@ impl ViewFs {
                 }
                 drop(st);
                 let keep = keep && !write;
-                Ok(self.add_handle(Handle::View { ino, write }, keep))
+                let snap = snap.map(|s| s.0);
+                Ok(self.add_handle(Handle::View { ino, write, snap }, keep, !write))
             }
         }
     }
 
-    fn add_handle(&self, h: Handle, keep_cache: bool) -> Opened {
+    /// The cached view of `rel` when the node is trusted (verified at its last open, no
+    /// change reported since, no buffer): what the kernel's page cache already holds.
+    fn trusted_view(&self, ino: u64, rel: &Path) -> Option<Arc<Vec<u8>>> {
+        let st = self.state.lock();
+        if st.buffers.contains_key(&ino) {
+            return None;
+        }
+        let n = st.table.get(ino)?;
+        if !n.trusted {
+            return None;
+        }
+        self.cache.get(rel, n.open_stamp?)
+    }
+
+    fn add_handle(&self, h: Handle, keep_cache: bool, read_only: bool) -> Opened {
         let mut st = self.state.lock();
         let fh = st.next_fh;
         st.next_fh += 1;
         st.handles.insert(fh, h);
-        Opened { fh, keep_cache }
+        Opened {
+            fh,
+            keep_cache,
+            read_only,
+        }
     }
 
     /// Create and open a regular file (`flags` as given to open(2)).
@@ -989,9 +1180,14 @@ impl ViewFs {
                 buf.truncate(got);
                 Ok(buf)
             }
-            Some(Handle::View { ino: hino, .. }) if *hino == ino => {
+            Some(Handle::View {
+                ino: hino, snap, ..
+            }) if *hino == ino => {
                 if let Some(b) = st.buffers.get(&ino) {
                     return Ok(slice(&b.data, offset, size));
+                }
+                if let Some(s) = snap {
+                    return Ok(slice(s, offset, size));
                 }
                 let back = st.table.get(ino).map(|n| n.backing.clone());
                 drop(st);
@@ -1019,6 +1215,7 @@ impl ViewFs {
             Some(Handle::View {
                 ino: hino,
                 write: true,
+                ..
             }) if *hino == ino => {
                 let b = st
                     .buffers
@@ -1151,6 +1348,7 @@ impl ViewFs {
         }
         if let Some(n) = st.table.get_mut(ino) {
             n.open_stamp = None;
+            n.trusted = false;
         }
         Ok(())
     }

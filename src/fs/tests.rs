@@ -477,6 +477,7 @@ fn large_file_works_and_cache_respects_budget() {
         Arc::new(SwapTransform),
         Options {
             cache_budget: 1 << 20,
+            ..Options::default()
         },
     )
     .unwrap();
@@ -502,3 +503,98 @@ fn readdir_offsets_are_stable() {
 }
 
 use std::os::unix::fs::PermissionsExt;
+
+/// Collects invalidations sent by the watcher.
+#[derive(Clone, Default)]
+struct Collect(Arc<parking_lot::Mutex<Vec<watch::Inval>>>);
+
+impl watch::Invalidate for Collect {
+    fn send(&self, inval: &watch::Inval) {
+        self.0.lock().push(inval.clone());
+    }
+}
+
+impl Collect {
+    /// Wait (bounded) until `want` was sent.
+    fn wait_for(&self, want: &watch::Inval) -> bool {
+        for _ in 0..100 {
+            if self.0.lock().contains(want) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        false
+    }
+}
+
+#[test]
+fn watcher_invalidates_nodes_changed_in_the_original() {
+    let f = fixture();
+    let fs = Arc::new(f.fs);
+    let file = fs.lookup_path(Path::new("omega.py")).unwrap().ino;
+    let pkg = fs.lookup_path(Path::new("pkg")).unwrap().ino;
+    let sink = Collect::default();
+    let mut w = watch::Watcher::new(&fs).unwrap();
+    w.run(fs.clone(), Box::new(sink.clone())).unwrap();
+
+    // Contents changed: the file's inode.
+    write(&f.orig.join("alpha.py"), b"x = 1\n");
+    assert!(sink.wait_for(&watch::Inval::Inode(file)));
+    // A name removed: the parent's listing and the dentry (under its view name).
+    fs::remove_file(f.orig.join("pkg/alpha_mod.py")).unwrap();
+    assert!(sink.wait_for(&watch::Inval::Entry(pkg, "omega_mod.py".into())));
+    assert!(sink.0.lock().contains(&watch::Inval::Inode(pkg)));
+    // A new directory is watched too; hidden names are ignored.
+    fs::create_dir(f.orig.join("pkg/sub")).unwrap();
+    let sub = fs.lookup_path(Path::new("pkg/sub")).unwrap().ino;
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    write(&f.orig.join("pkg/sub/m.py"), b"");
+    assert!(sink.wait_for(&watch::Inval::Inode(sub)));
+    // A name created in the original: a negative entry the kernel may hold is dropped.
+    assert!(sink.wait_for(&watch::Inval::Entry(sub, "m.py".into())));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    sink.0.lock().clear();
+    write(&f.orig.join("pkg/__pycache__/x.pyc"), b"\0");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(sink.0.lock().is_empty(), "{:?}", sink.0.lock());
+    drop(w);
+}
+
+#[test]
+fn listing_by_inode_matches_listing_by_handle() {
+    let f = fixture();
+    let pkg = f.fs.lookup_path(Path::new("pkg")).unwrap().ino;
+    let fh = f.fs.opendir(pkg).unwrap();
+    let by_handle = f.fs.readdir(fh, 0).unwrap();
+    assert_eq!(f.fs.readdir_ino(pkg, 0).unwrap(), by_handle);
+    assert_eq!(f.fs.readdir_ino(pkg, 2).unwrap(), by_handle[2..].to_vec());
+    // Offset 0 takes a fresh listing.
+    write(&f.orig.join("pkg/new.py"), b"");
+    let again = f.fs.readdir_ino(pkg, 0).unwrap();
+    assert!(again.iter().any(|(_, e)| e.name == "new.py"));
+    let file = f.fs.lookup_path(Path::new("omega.py")).unwrap().ino;
+    assert_eq!(f.fs.check_dir(file).unwrap_err().errno, libc::ENOTDIR);
+}
+
+#[test]
+fn watched_opens_trust_the_cache_until_a_change_is_reported() {
+    let f = fixture();
+    f.fs.set_watched();
+    let ino = f.fs.lookup_path(Path::new("omega.py")).unwrap().ino;
+    let read_all = |fs: &ViewFs| {
+        let o = fs.open(ino, libc::O_RDONLY).unwrap();
+        let d = fs.read(ino, o.fh, 0, 1 << 20).unwrap();
+        fs.release(ino, o.fh).unwrap();
+        (o.keep_cache, d)
+    };
+    let (_, v0) = read_all(&f.fs);
+    assert_eq!(v0, b"def omega():\n    return alpha\n");
+    // Changed behind the view, not reported yet: the verified version is still served whole.
+    write(&f.orig.join("alpha.py"), b"alpha = 2\n");
+    assert_eq!(read_all(&f.fs), (true, v0));
+    // Reported: the next open looks at the original again.
+    let inv =
+        f.fs.invalidations(Path::new("alpha.py"), watch::Change::default());
+    assert_eq!(inv, vec![watch::Inval::Inode(ino)]);
+    assert_eq!(read_all(&f.fs), (false, b"omega = 2\n".to_vec()));
+}
