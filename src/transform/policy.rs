@@ -179,34 +179,25 @@ pub fn imports_in_runs(src: &[u8], all: &[lexer::Run]) -> Vec<Import> {
                 }
                 if j < runs.len() && word(j) == "import" {
                     j += 1;
-                    let mut expect_alias = false;
-                    while j < runs.len() && !ends_statement(gap(j), j > 0) {
-                        let x = word(j);
-                        if x == "as" {
-                            expect_alias = true;
-                        } else if expect_alias {
-                            expect_alias = false;
-                        } else {
-                            imp.names.push(x.to_string());
-                        }
-                        j += 1;
-                    }
+                    j = names_skipping_aliases(
+                        j,
+                        runs.len(),
+                        &word,
+                        |k| ends_statement(gap(k)),
+                        &mut imp.names,
+                    );
                 }
                 out.push(imp);
             } else {
                 // import a.b.c as d, e
-                let mut expect_alias = false;
-                while j < runs.len() && (j == i + 1 || !ends_statement(gap(j), true)) {
-                    let x = word(j);
-                    if x == "as" {
-                        expect_alias = true;
-                    } else if expect_alias {
-                        expect_alias = false;
-                    } else {
-                        imp.module.push(x.to_string());
-                    }
-                    j += 1;
-                }
+                let first = j;
+                j = names_skipping_aliases(
+                    j,
+                    runs.len(),
+                    &word,
+                    |k| k != first && ends_statement(gap(k)),
+                    &mut imp.module,
+                );
                 out.push(imp);
             }
             i = j.max(i + 1);
@@ -217,10 +208,34 @@ pub fn imports_in_runs(src: &[u8], all: &[lexer::Run]) -> Vec<Import> {
     out
 }
 
+/// Collect the names from run `j` on until `stop(k)` says run `k` starts a new statement,
+/// leaving out the alias after each `as`; returns the index after the last name.
+fn names_skipping_aliases<'s>(
+    mut j: usize,
+    n: usize,
+    word: &impl Fn(usize) -> &'s str,
+    stop: impl Fn(usize) -> bool,
+    out: &mut Vec<String>,
+) -> usize {
+    let mut expect_alias = false;
+    while j < n && !stop(j) {
+        let x = word(j);
+        if x == "as" {
+            expect_alias = true;
+        } else if expect_alias {
+            expect_alias = false;
+        } else {
+            out.push(x.to_string());
+        }
+        j += 1;
+    }
+    j
+}
+
 /// Whether the bytes between two runs end an import statement: a newline outside brackets
 /// (we do not track depth across runs, so a newline ends it unless parentheses are open or a
 /// backslash continues the line) or a semicolon.
-fn ends_statement(gap: &[u8], _after_run: bool) -> bool {
+fn ends_statement(gap: &[u8]) -> bool {
     if gap.contains(&b';') {
         return true;
     }
