@@ -210,6 +210,20 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
     }
     let mut child = cmd.spawn().map_err(|e| CliError::io("start daemon", e))?;
     drop(tx);
+    // A person at a terminal hears why a first mount takes long; scripts see nothing extra.
+    let waiting = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        let waiting = waiting.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(3));
+            if waiting.load(std::sync::atomic::Ordering::Relaxed) {
+                eprintln!(
+                    "schrodinger: building the view (a first mount scans the Python \
+                     environment, about a minute; later mounts use the cache)..."
+                );
+            }
+        });
+    }
     // One line: "ready" or "error: ...". EOF without it means the daemon died.
     let mut msg = Vec::new();
     let mut byte = [0u8; 1];
@@ -219,6 +233,7 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
         }
         msg.push(byte[0]);
     }
+    waiting.store(false, std::sync::atomic::Ordering::Relaxed);
     let msg = String::from_utf8_lossy(&msg).into_owned();
     if msg.starts_with("ready") {
         return Ok(());
