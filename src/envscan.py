@@ -13,7 +13,7 @@ import os
 import sys
 import sysconfig
 
-SCAN_VERSION = 7
+SCAN_VERSION = 8
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 
 
@@ -84,13 +84,6 @@ class Collector(ast.NodeVisitor):
         # Attributes outside code reads or writes (obj.read(), self.seconds = ...).
         self.add(node.attr)
         self.generic_visit(node)
-
-    def visit_Constant(self, node):
-        # Identifier-like strings of outside code are names it looks up (pytest marks, option
-        # actions, WSGI keys): `"store_false"`, `"usefixtures"`, `"HTTP_HOST"`.
-        v = node.value
-        if isinstance(v, str) and len(v) <= 40 and v.isidentifier():
-            self.add(v)
 
     def visit_keyword(self, node):
         self.add(node.arg)
