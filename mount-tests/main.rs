@@ -9,6 +9,7 @@
 mod bad_input;
 mod edits;
 mod harness;
+mod killed;
 mod leak;
 mod reorder;
 mod round_trip;
