@@ -26,7 +26,7 @@ fn daemon_pid(point: &std::path::Path) -> Option<i32> {
         let daemon = args
             .iter()
             .any(|a| a == "--ready-fd" || a == "--foreground");
-        if daemon && args.iter().any(|a| *a == point) {
+        if daemon && args.contains(&point) {
             return Some(pid);
         }
     }
