@@ -576,3 +576,30 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     }
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("schrodinger"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_tree_skips_what_the_view_hides() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        std::fs::create_dir_all(r.join("pkg/__pycache__")).unwrap();
+        std::fs::create_dir_all(r.join(".git")).unwrap();
+        std::fs::write(r.join("pkg/mod.py"), "x = 1\n").unwrap();
+        std::fs::write(r.join("pkg/__pycache__/mod.cpython-311.pyc"), "\0").unwrap();
+        std::fs::write(r.join("pkg/old.pyc"), "\0").unwrap();
+        std::fs::write(r.join(".git/HEAD"), "ref\n").unwrap();
+        // A write-back cut short by a killed daemon leaves its temporary file behind.
+        std::fs::write(
+            r.join(format!("pkg/{}1.2", crate::transform::WRITEBACK_TMP_PREFIX)),
+            "",
+        )
+        .unwrap();
+        let t = read_tree(r).unwrap();
+        let files: Vec<_> = t.files.iter().map(|f| f.rel.clone()).collect();
+        assert_eq!(files, [PathBuf::from("pkg/mod.py")]);
+        assert_eq!(t.dirs, [PathBuf::from("pkg")]);
+    }
+}

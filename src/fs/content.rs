@@ -123,8 +123,7 @@ impl ContentCache {
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Prefix of our temporary files in original directories; hidden from the view.
-pub const TMP_PREFIX: &str = ".schrodinger-tmp.";
+pub use crate::transform::WRITEBACK_TMP_PREFIX as TMP_PREFIX;
 
 /// Replace `path` with `bytes` atomically: a temporary file in the same directory, synced,
 /// then renamed over `path`. A crash leaves either the old or the new file, never a mix;

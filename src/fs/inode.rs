@@ -219,10 +219,9 @@ pub fn is_scratch_name(name: &OsStr) -> bool {
     b == b"__pycache__" || b == b".pytest_cache" || is_bytecode(b)
 }
 
-/// Original entries the view never shows.
+/// Original entries the view never shows (see `transform::hidden_in_original`).
 pub fn is_hidden_original(name: &OsStr) -> bool {
-    let b = name.as_bytes();
-    b == b".git" || is_scratch_name(name) || b.starts_with(TMP_PREFIX.as_bytes())
+    crate::transform::hidden_in_original(name.as_bytes())
 }
 
 /// View names that are reserved (neither original nor scratch).

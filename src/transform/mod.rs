@@ -65,12 +65,19 @@ pub trait Transform: Send + Sync + 'static {
     fn renamed(&self, _from_orig: &Path, _to_orig: &Path) {}
 }
 
-/// Names in the original that the view never shows: version control, byte-code caches and
-/// tool caches. Their content would leak original names, and tools recreate them anyway.
+/// Prefix of the temporary files that write-back creates beside an original file (then
+/// renames over it). Hidden like the rest, so a write-back cut short never shows in the view,
+/// the bundle or an export.
+pub const WRITEBACK_TMP_PREFIX: &str = ".schrodinger-tmp.";
+
+/// Names in the original that the view never shows: version control, byte-code caches, tool
+/// caches and write-back temporaries. Their content would leak original names, and tools
+/// recreate them anyway. The one definition for the mount, the bundle and `export`.
 pub fn hidden_in_original(name: &[u8]) -> bool {
     matches!(name, b".git" | b"__pycache__" | b".pytest_cache")
         || name.ends_with(b".pyc")
         || name.ends_with(b".pyo")
+        || name.starts_with(WRITEBACK_TMP_PREFIX.as_bytes())
 }
 
 fn bytes_to_os(b: Vec<u8>) -> OsString {
