@@ -461,8 +461,9 @@ fn input_defined(python: &[(&str, &[u8])], progress: &Progress) -> BTreeSet<Stri
         })
 }
 
-/// Build the bundle of the tree at `root`.
-pub fn build(root: &Path, opts: &BuildOptions) -> Result<Bundle, BundleError> {
+/// Build the bundle of the tree at `root`; the tree read for it comes back too, so a caller
+/// that needs the files (map, export) does not read them twice.
+pub fn build(root: &Path, opts: &BuildOptions) -> Result<(Bundle, Tree), BundleError> {
     let progress = Progress::new();
     let t = std::time::Instant::now();
     progress.phase("scanning the Python environment", 0);
@@ -474,11 +475,12 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Bundle, BundleError> {
     let b = build_with_env(&tree, &env, opts, &progress);
     tracing::info!(elapsed = ?t.elapsed(), "bundle built");
     progress.finish();
-    Ok(b)
+    Ok((b, tree))
 }
 
-/// Load a saved bundle and check that it was made for this tree.
-pub fn load(path: &Path, root: &Path) -> Result<Bundle, BundleError> {
+/// Load a saved bundle and check that it was made for this tree (read for the check and
+/// returned).
+pub fn load(path: &Path, root: &Path) -> Result<(Bundle, Tree), BundleError> {
     let bytes =
         std::fs::read(path).map_err(io_err(format!("reading bundle {}", path.display())))?;
     let b: Bundle = serde_json::from_slice(&bytes)
@@ -494,7 +496,7 @@ pub fn load(path: &Path, root: &Path) -> Result<Bundle, BundleError> {
             &fp[..12]
         )));
     }
-    Ok(b)
+    Ok((b, tree))
 }
 
 /// A progress bar on standard error that shows itself only on a terminal and only once the

@@ -187,7 +187,7 @@ fn tour(args: &DemoArgs, original: &Path, view: &Path) -> Result<(), CliError> {
         bundle: None,
     };
     let bundle = build_bundle(original, &va)?;
-    let renamer = bundle.renamer().map_err(|e| CliError::Msg(e.to_string()))?;
+    let renamer = bundle.renamer()?;
     let fines_view = renamer.swap_text("bookmobile/rules/fines.py");
     let fee_view = renamer.swap_text("compute_late_fee");
 

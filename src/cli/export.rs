@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use super::{build_transform, CliError, ExportArgs};
-use crate::bundle::read_tree;
+use super::{build_bundle_and_tree, transform_of, CliError, ExportArgs};
+use crate::transform::Transform;
 
 pub fn export(args: &ExportArgs) -> Result<(), CliError> {
     let out = &args.outdir;
@@ -29,8 +29,8 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
             return Err(CliError::Msg("OUTDIR must not be inside ORIGINAL".into()));
         }
     }
-    let t = build_transform(&orig, &args.view, None)?;
-    let tree = read_tree(&orig).map_err(|e| CliError::Msg(e.to_string()))?;
+    let (bundle, tree) = build_bundle_and_tree(&orig, &args.view)?;
+    let t = transform_of(&bundle, None)?;
     let view_path = |rel: &Path| -> std::path::PathBuf {
         rel.components()
             .map(|c| t.name_to_view(c.as_os_str()))

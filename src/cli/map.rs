@@ -6,8 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{build_bundle, CliError, ViewArgs};
-use crate::bundle::read_tree;
+use super::{build_bundle_and_tree, CliError, ViewArgs};
 use crate::transform::lexer::{self, Class};
 use crate::transform::policy::FreezeReason;
 use crate::transform::rename::{file_kind, FileKind};
@@ -71,9 +70,8 @@ fn reason_name(r: FreezeReason) -> String {
 }
 
 pub fn map(args: &MapArgs) -> Result<(), CliError> {
-    let bundle = build_bundle(&args.original, &args.view)?;
-    let renamer = bundle.renamer().map_err(|e| CliError::Msg(e.to_string()))?;
-    let tree = read_tree(&args.original).map_err(|e| CliError::Msg(e.to_string()))?;
+    let (bundle, tree) = build_bundle_and_tree(&args.original, &args.view)?;
+    let renamer = bundle.renamer()?;
 
     // How often each code run occurs, to rank the frozen owned names.
     let mut counts: HashMap<&str, usize> = HashMap::new();

@@ -10,7 +10,7 @@ pub mod verify;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::bundle::{self, BuildOptions, Bundle};
+use crate::bundle::{self, BuildOptions, Bundle, Tree};
 use crate::transform::layout::{LayoutState, LayoutStore};
 use crate::transform::{Composite, Transform};
 
@@ -25,6 +25,12 @@ pub enum CliError {
     },
     #[error("{0}")]
     Msg(String),
+}
+
+impl From<bundle::BundleError> for CliError {
+    fn from(e: bundle::BundleError) -> Self {
+        CliError::Msg(e.to_string())
+    }
 }
 
 impl CliError {
@@ -110,6 +116,11 @@ pub fn parse_levels(s: &str) -> Result<Vec<u8>, CliError> {
 
 /// Build the bundle that defines the view of `original` under `view`.
 pub fn build_bundle(original: &Path, view: &ViewArgs) -> Result<Bundle, CliError> {
+    build_bundle_and_tree(original, view).map(|(b, _)| b)
+}
+
+/// `build_bundle`, also giving back the tree that was read for it.
+pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle, Tree), CliError> {
     if !original.is_dir() {
         return Err(CliError::Msg(format!(
             "{} is not a directory (ORIGINAL must be the checkout to show)",
@@ -117,7 +128,7 @@ pub fn build_bundle(original: &Path, view: &ViewArgs) -> Result<Bundle, CliError
         )));
     }
     if let Some(path) = &view.bundle {
-        let b = bundle::load(path, original).map_err(|e| CliError::Msg(e.to_string()))?;
+        let (b, tree) = bundle::load(path, original)?;
         if let Some(seed) = view.seed {
             if seed != b.seed {
                 return Err(CliError::Msg(format!(
@@ -126,11 +137,11 @@ pub fn build_bundle(original: &Path, view: &ViewArgs) -> Result<Bundle, CliError
                 )));
             }
         }
-        return Ok(b);
+        return Ok((b, tree));
     }
     let levels = parse_levels(&view.levels)?;
     let freeze = match &view.freeze {
-        Some(p) => bundle::read_freeze_file(p).map_err(|e| CliError::Msg(e.to_string()))?,
+        Some(p) => bundle::read_freeze_file(p)?,
         None => Vec::new(),
     };
     let opts = BuildOptions {
@@ -140,7 +151,7 @@ pub fn build_bundle(original: &Path, view: &ViewArgs) -> Result<Bundle, CliError
         freeze,
         cache_dir: bundle::default_cache_dir(),
     };
-    bundle::build(original, &opts).map_err(|e| CliError::Msg(e.to_string()))
+    Ok(bundle::build(original, &opts)?)
 }
 
 /// Build the transform that defines the view of `original` under `view`. With a state
@@ -158,7 +169,7 @@ pub fn build_transform(
 /// The transform of a bundle (see `build_transform`).
 pub fn transform_of(b: &Bundle, state: Option<&Path>) -> Result<Composite, CliError> {
     let l2 = if b.levels.contains(&2) {
-        Some(b.renamer().map_err(|e| CliError::Msg(e.to_string()))?)
+        Some(b.renamer()?)
     } else {
         None
     };

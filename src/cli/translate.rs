@@ -9,7 +9,7 @@ use super::{build_bundle, CliError, TranslateArgs};
 
 pub fn translate(args: &TranslateArgs) -> Result<(), CliError> {
     let bundle = build_bundle(&args.original, &args.view)?;
-    let renamer = bundle.renamer().map_err(|e| CliError::Msg(e.to_string()))?;
+    let renamer = bundle.renamer()?;
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)

@@ -228,7 +228,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         _ => args.view.python.clone(),
     };
     let user_freeze = match &args.view.freeze {
-        Some(p) => bundle::read_freeze_file(p).map_err(|e| CliError::Msg(e.to_string()))?,
+        Some(p) => bundle::read_freeze_file(p)?,
         None => Vec::new(),
     };
     let ctx = Ctx {
@@ -257,7 +257,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
 
     ctx.clock.say("view", "building the bundle");
     let base = build_bundle(&ctx.original, &args.view)?;
-    let renamer = base.renamer().map_err(|e| CliError::Msg(e.to_string()))?;
+    let renamer = base.renamer()?;
 
     ctx.clock.say("original", "running the tests");
     let orig = run_side(&ctx, "original", &ctx.original, &args.command, &[], None)?;
@@ -858,7 +858,7 @@ fn auto_freeze(
             ),
         );
         let bundle = probe_bundle(ctx, subset, probes)?;
-        let renamer = bundle.renamer().map_err(|e| CliError::Msg(e.to_string()))?;
+        let renamer = bundle.renamer()?;
         let mut w = Vec::new();
         let (run, _) = run_view(
             ctx,
@@ -956,9 +956,7 @@ fn probe_bundle(ctx: &Ctx<'_>, extra: &[String], n: usize) -> Result<Bundle, Cli
 }
 
 fn probe_renamer(ctx: &Ctx<'_>, extra: &[String], n: usize) -> Result<Renamer, CliError> {
-    probe_bundle(ctx, extra, n)?
-        .renamer()
-        .map_err(|e| CliError::Msg(e.to_string()))
+    Ok(probe_bundle(ctx, extra, n)?.renamer()?)
 }
 
 #[cfg(test)]
