@@ -981,13 +981,7 @@ impl ViewFs {
                 }
             }
         };
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        Ok(entries
-            .iter()
-            .enumerate()
-            .skip(start)
-            .map(|(i, e)| (i as u64 + 1, e.clone()))
-            .collect())
+        Ok(entries_after(&entries, offset))
     }
 
     /// Entries of directory `ino` after `offset`, without a handle (when the kernel does not
@@ -1007,13 +1001,7 @@ impl ViewFs {
                 e
             }
         };
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        Ok(entries
-            .iter()
-            .enumerate()
-            .skip(start)
-            .map(|(i, e)| (i as u64 + 1, e.clone()))
-            .collect())
+        Ok(entries_after(&entries, offset))
     }
 
     pub fn releasedir(&self, fh: u64) {
@@ -1525,4 +1513,16 @@ impl IntoVecBytes for OsString {
         use std::os::unix::ffi::OsStringExt;
         self.into_vec()
     }
+}
+
+/// The entries of a listing after `offset`, each with the offset of the next one (offsets are
+/// positions in the listing, so they stay valid for the listing's life).
+fn entries_after(entries: &[DirEntry], offset: u64) -> Vec<(u64, DirEntry)> {
+    let start = usize::try_from(offset).unwrap_or(usize::MAX);
+    entries
+        .iter()
+        .enumerate()
+        .skip(start)
+        .map(|(i, e)| (i as u64 + 1, e.clone()))
+        .collect()
 }
