@@ -312,6 +312,9 @@ struct Entry {
     hash: String,
     layout: Layout,
     base: Option<BaseFile>,
+    /// The layout is `plan(path, original)`: a fresh plan gives it again, so it need not be
+    /// saved (the saved state holds only what writes and renames made).
+    planned: bool,
 }
 
 fn digest(bytes: &[u8]) -> String {
@@ -348,6 +351,7 @@ impl LayoutStore {
                         hash: f.hash,
                         layout: f.layout,
                         base: f.base,
+                        planned: false,
                     },
                 )
             })
@@ -364,6 +368,7 @@ impl LayoutStore {
             .files
             .lock()
             .iter()
+            .filter(|(_, e)| !e.planned)
             .map(|(p, e)| FileLayout {
                 path: p.clone(),
                 hash: e.hash.clone(),
@@ -393,6 +398,7 @@ impl LayoutStore {
                 hash,
                 layout: planned.clone(),
                 base: None,
+                planned: true,
             },
         );
         planned
@@ -435,6 +441,7 @@ impl LayoutStore {
                 hash: digest(&original),
                 layout,
                 base: (!pristine).then_some(anchor),
+                planned: false,
             },
         );
         original
@@ -458,7 +465,9 @@ impl LayoutStore {
             .cloned()
             .collect();
         for k in moved {
-            if let Some(e) = files.remove(&k) {
+            if let Some(mut e) = files.remove(&k) {
+                // The old path seeded this layout; the new path would plan another one.
+                e.planned = false;
                 let mut nk = to.to_vec();
                 nk.extend_from_slice(&k[from.len()..]);
                 files.insert(nk, e);
@@ -507,5 +516,29 @@ mod tests {
         let back = LayoutStore::from_state(serde_json::from_str(&json).unwrap());
         assert_eq!(back.to_view(b"m.py", &o), edited);
         assert_eq!(back.to_original(b"m.py", &edited, Some(&o)), o);
+    }
+
+    #[test]
+    fn saved_state_holds_what_writes_and_renames_made_and_nothing_else() {
+        let a =
+            b"def a_one():\n    pass\n\n\ndef a_two():\n    pass\n\n\ndef a_three():\n    pass\n";
+        let b = b"def b_one():\n    pass\n\n\ndef b_two():\n    pass\n";
+        let store = LayoutStore::new(5);
+        let va = store.to_view(b"a.py", a);
+        let _ = store.to_view(b"b.py", b);
+        assert!(store.state().files.is_empty(), "fresh plans are not saved");
+        // A write that moves a function: kept in the view's order, saved.
+        let mut lines: Vec<&[u8]> = split_lines(&va);
+        let last = lines.pop().unwrap();
+        let edited: Vec<u8> = [last, b"\n\n", &lines.concat()].concat();
+        let orig = store.to_original(b"a.py", &edited, Some(a));
+        // A rename carries a layout planned for another path: saved.
+        store.rename(b"b.py", b"c.py");
+        let st = store.state();
+        let paths: Vec<&[u8]> = st.files.iter().map(|f| f.path.as_slice()).collect();
+        assert_eq!(paths, [&b"a.py"[..], b"c.py"]);
+        let back = LayoutStore::from_state(st);
+        assert_eq!(back.to_view(b"a.py", &orig), store.to_view(b"a.py", &orig));
+        assert_eq!(back.to_view(b"c.py", b), store.to_view(b"c.py", b));
     }
 }
