@@ -123,7 +123,7 @@ fn header_colon(toks: &[T<'_>], src: &[u8]) -> Option<usize> {
 }
 
 /// Whether the `=` at `pos` assigns (`=`, `+=`, `<<=`...) rather than compares.
-fn is_assign_eq(src: &[u8], pos: usize) -> bool {
+pub(super) fn is_assign_eq(src: &[u8], pos: usize) -> bool {
     if src.get(pos + 1) == Some(&b'=') {
         return false;
     }

@@ -11,6 +11,7 @@ pub mod lexicon;
 pub mod policy;
 pub mod rename;
 pub mod reorder;
+pub mod scope;
 pub mod tokens;
 
 use std::ffi::{OsStr, OsString};
