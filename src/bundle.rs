@@ -77,6 +77,10 @@ pub struct Bundle {
     pub owned_runs: BTreeSet<String>,
     /// Owned runs that stay (frozen, or no token long enough to rename).
     pub frozen_owned: BTreeSet<String>,
+    /// Owned runs renamed although they are in `outside_names`: the repository only uses
+    /// them as local variables (`policy::is_pure_local`).
+    #[serde(default)]
+    pub local_runs: BTreeSet<String>,
 }
 
 impl Bundle {
@@ -86,7 +90,7 @@ impl Bundle {
             self.tokens.iter().map(|(a, b)| (a.as_str(), b.as_str())),
             self.frozen_runs
                 .keys()
-                .chain(self.outside_names.iter())
+                .chain(self.outside_names.difference(&self.local_runs))
                 .map(String::as_str),
             self.code_idents.iter().map(String::as_str),
         )
@@ -159,6 +163,9 @@ pub struct EnvScan {
     pub imports: BTreeMap<String, Vec<String>>,
     pub modules: Vec<String>,
     pub files: usize,
+    /// The interpreter's builtin names (`dir(builtins)`), sorted.
+    #[serde(default)]
+    pub builtins: Vec<String>,
 }
 
 /// Scan (or load from the cache) the names the environment of `python` defines.
@@ -321,6 +328,7 @@ pub fn build_with_env(
     let own = own_modules(tree);
     let tmods = tree_modules(tree);
     let env_modules: BTreeSet<String> = env.modules.iter().cloned().collect();
+    let builtins: BTreeSet<String> = env.builtins.iter().cloned().collect();
     let mut python = Vec::new();
     let mut text = Vec::new();
     for f in &tree.files {
@@ -353,6 +361,7 @@ pub fn build_with_env(
         own_modules: &own,
         env_modules: &env_modules,
         env_names: &env_names,
+        builtins: &builtins,
         tree_modules: &tmods,
         user: &opts.freeze,
         defined: &defined,
@@ -391,6 +400,7 @@ pub fn build_with_env(
         code_idents: found.code_runs,
         owned_runs: found.owned_runs,
         frozen_owned: found.frozen_owned,
+        local_runs: found.local_runs,
     }
 }
 
@@ -603,5 +613,52 @@ mod tests {
         let files: Vec<_> = t.files.iter().map(|f| f.rel.clone()).collect();
         assert_eq!(files, [PathBuf::from("pkg/mod.py")]);
         assert_eq!(t.dirs, [PathBuf::from("pkg")]);
+    }
+
+    #[test]
+    fn the_view_renames_outside_names_that_are_only_locals() {
+        let src = "def shuffle_cards(deck):\n    remaining = list(deck)\n    values = remaining\n    len = 3\n    return values, len\n\ndef show(d):\n    return d.values()\n";
+        let tree = Tree {
+            files: vec![TreeFile {
+                rel: PathBuf::from("pkg/cards.py"),
+                content: src.as_bytes().to_vec(),
+            }],
+            dirs: vec![PathBuf::from("pkg")],
+        };
+        let env = EnvScan {
+            groups: [(
+                String::new(),
+                ["remaining", "values", "len", "list"]
+                    .map(String::from)
+                    .to_vec(),
+            )]
+            .into_iter()
+            .collect(),
+            builtins: vec!["len".into(), "list".into()],
+            ..EnvScan::default()
+        };
+        let opts = BuildOptions {
+            seed: 3,
+            levels: vec![2],
+            python: PathBuf::from("python3"),
+            freeze: vec![],
+            cache_dir: None,
+        };
+        let b = build_with_env(&tree, &env, &opts, &Progress::hidden());
+        assert!(b.local_runs.contains("remaining"), "{:?}", b.local_runs);
+        // `values` is also an attribute, `len` a builtin: both stay.
+        assert!(!b.local_runs.contains("values") && !b.local_runs.contains("len"));
+        let r = b.renamer().unwrap();
+        let view = r.swap_content(b"pkg/cards.py", src.as_bytes()).into_owned();
+        let view = String::from_utf8(view).unwrap();
+        assert!(!view.contains("remaining"), "{view}");
+        assert!(
+            view.contains("values = ") && view.contains("len = 3"),
+            "{view}"
+        );
+        assert_eq!(
+            r.swap_content(b"pkg/cards.py", view.as_bytes()),
+            src.as_bytes()
+        );
     }
 }

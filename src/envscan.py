@@ -13,7 +13,7 @@ import os
 import sys
 import sysconfig
 
-SCAN_VERSION = 8
+SCAN_VERSION = 9
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 
 
@@ -232,7 +232,10 @@ def scan():
     for g, names in groups.items():
         out[g] = sorted(n for n in names if isinstance(n, str) and n.isidentifier())
     imports_out = {g: sorted(i) for g, i in group_imports.items() if g}
-    return {"groups": out, "imports": imports_out, "modules": sorted(modules), "files": len(jobs)}
+    # Apart from the rest: a name a function reads without defining it may be one of these.
+    builtin_names = sorted(n for n in dir(builtins) if n.isidentifier())
+    return {"groups": out, "imports": imports_out, "modules": sorted(modules), "files": len(jobs),
+            "builtins": builtin_names}
 
 
 def main():

@@ -607,6 +607,7 @@ fn env() -> EnvScan {
         imports: Default::default(),
         modules: vec!["os".into(), "json".into()],
         files: 0,
+        builtins: vec!["len".into(), "print".into()],
     }
 }
 

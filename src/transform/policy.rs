@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::lexer::{self, Class};
 use super::rename::is_dunder;
+use super::scope::Exposure;
 use super::tokens::{self, Piece};
 
 /// Why a run or token is frozen.
@@ -266,6 +267,9 @@ pub struct Findings {
     pub owned_runs: BTreeSet<String>,
     /// Owned runs that stay as they are (frozen, or every token frozen or too short).
     pub frozen_owned: BTreeSet<String>,
+    /// Owned runs renamed although outside code names them too, because the repository only
+    /// uses them as local variables (see `is_pure_local`); a subset of `owned_runs`.
+    pub local_runs: BTreeSet<String>,
 }
 
 /// Inputs of the policy.
@@ -282,6 +286,8 @@ pub struct PolicyInput<'a> {
     pub env_modules: &'a BTreeSet<String>,
     /// Names outside code defines or calls.
     pub env_names: &'a BTreeSet<String>,
+    /// The interpreter's builtin names (`dir(builtins)`).
+    pub builtins: &'a BTreeSet<String>,
     /// Every module name (file stem or package dir) anywhere in the tree.
     pub tree_modules: &'a BTreeSet<String>,
     /// User freeze list entries.
@@ -424,11 +430,20 @@ struct FileFacts<'a> {
     /// Distinct runs of any class, and of code.
     runs: HashSet<&'a str>,
     code_runs: HashSet<&'a str>,
+    /// Runs that outside code could see (see `scope`).
+    exposed: HashSet<&'a str>,
 }
 
 fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
-    // One lexer pass serves imports, fragments and the run sets.
-    let runs = lexer::python_runs(src);
+    // One lexer pass serves imports, fragments, the run sets and exposure.
+    let mut runs = Vec::new();
+    let mut exposure = Exposure::new(src);
+    lexer::scan_python(src, |e| {
+        if let lexer::Event::Run(r) = e {
+            runs.push(r);
+        }
+        exposure.event(e);
+    });
     let fragments = fragments_in_runs(src, &runs);
     let dynamic = fragments
         .iter()
@@ -440,6 +455,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         fragments,
         runs: HashSet::new(),
         code_runs: HashSet::new(),
+        exposed: exposure.finish(),
     };
     for imp in imports_in_runs(src, &runs) {
         let outside = imp.level == 0
@@ -501,6 +517,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .collect();
     let mut all_runs: HashSet<&str> = HashSet::new();
     let mut code_runs: HashSet<&str> = HashSet::new();
+    // Runs outside code could see: exposed in a Python file, or anywhere in a text file or a
+    // path (configuration, templates and file names are read by outside code as data).
+    let mut exposed: HashSet<&str> = HashSet::new();
     let mut fragments: BTreeSet<Fragment> = BTreeSet::new();
     for ff in &facts {
         fragments.extend(ff.fragments.iter().cloned());
@@ -516,13 +535,16 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
         all_runs.extend(ff.runs.iter().copied());
         code_runs.extend(ff.code_runs.iter().copied());
+        exposed.extend(ff.exposed.iter().copied());
     }
     for t in &text_runs {
         all_runs.extend(t.iter().copied());
+        exposed.extend(t.iter().copied());
     }
     for n in &input.names {
         for r in lexer::text_runs(n.as_bytes()) {
             all_runs.insert(&n[r.start..r.end]);
+            exposed.insert(&n[r.start..r.end]);
         }
     }
     let mut seen: HashSet<String> = HashSet::new();
@@ -542,8 +564,17 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     for run in owned {
         // A run of a dynamic family is renamed only if its run-time part would be renamed
         // wherever that part comes from: as a name (not frozen) and inside strings (a code
-        // identifier, or a compound).
-        let reason = freeze_reason(run, input, &f).or_else(|| {
+        // identifier, or a compound). That part is data, possibly made by outside code, so
+        // being a pure local of the repository does not release it.
+        let mut local = false;
+        let reason = match freeze_reason(run, input, &f) {
+            Some(FreezeReason::Outside) if is_pure_local(run, &exposed, input) => {
+                local = true;
+                None
+            }
+            r => r,
+        };
+        let reason = reason.or_else(|| {
             dynamic_rests(run, &fragments)
                 .into_iter()
                 .any(|rest| {
@@ -569,6 +600,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
         if any {
             f.owned_runs.insert(run.clone());
+            if local {
+                f.local_runs.insert(run.clone());
+            }
         } else {
             f.frozen_owned.insert(run.clone());
         }
@@ -576,6 +610,17 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Module names count as code identifiers: imports and strings name them.
     f.code_runs.extend(input.tree_modules.iter().cloned());
     f
+}
+
+/// Whether a run that outside code also names may be renamed all the same: the repository
+/// uses it only as a local variable inside function bodies (no exposed occurrence in any
+/// file, see `scope`), so no value ever reaches outside code under that name, and renaming
+/// every occurrence consistently changes nothing outside code can observe. Builtins are
+/// kept: a name that a function reads without defining it looks just like a local, and is
+/// the builtin (a local `input` in one function, `input()` called in another). Without a
+/// list of builtins (an environment scan that has none) nothing is released.
+pub fn is_pure_local(run: &str, exposed: &HashSet<&str>, input: &PolicyInput<'_>) -> bool {
+    !exposed.contains(run) && !input.builtins.is_empty() && !input.builtins.contains(run)
 }
 
 /// Why an owned run must not be renamed, if it must not.
@@ -639,6 +684,7 @@ mod tests {
             own_modules: &own,
             env_modules: &env,
             env_names: &names,
+            builtins: &BTreeSet::new(),
             tree_modules: &tree,
             user: &[],
             defined: &names,
@@ -666,6 +712,7 @@ mod tests {
             own_modules: &own,
             env_modules: &env,
             env_names: &names,
+            builtins: &BTreeSet::new(),
             tree_modules: &tree,
             user: &["price_total".to_string()],
             defined: &defined,
@@ -683,6 +730,91 @@ mod tests {
         assert!(f.owned_tokens.contains("cart") && f.owned_tokens.contains("total"));
         assert!(!f.owned_tokens.contains("test"));
         assert!(f.seen_tokens.contains("dumps"));
+        assert!(f.local_runs.is_empty());
+    }
+
+    #[test]
+    fn outside_names_used_only_as_locals_are_renamed() {
+        let own = set(&["shop"]);
+        let tree = set(&["shop", "cart"]);
+        let env = set(&["result", "items", "total", "input", "missing"]);
+        let builtins = set(&["input"]);
+        let defined = set(&[
+            "result",
+            "items",
+            "total",
+            "input",
+            "summary",
+            "missing",
+            "visit_missing",
+        ]);
+        // `result` is only ever a local; `items` is a local here but an attribute in another
+        // file; `total` is a parameter; `input` is a local but also a builtin; `missing` is
+        // a local whose run-time part of a dynamic family is an outside name.
+        let cart: &[u8] = b"def summary(total):
+    result = total * 2
+    items = [result]
+    input = items
+    return input
+";
+        let other: &[u8] = b"def show(order):
+    return order.items()
+";
+        let dynamic: &[u8] = b"class V:
+    def visit_missing(self):
+        missing = 1
+        return missing
+    def go(self, k):
+        return getattr(self, 'visit_' + k)
+";
+        let input = PolicyInput {
+            python: vec![
+                ("shop/cart.py", cart),
+                ("shop/other.py", other),
+                ("shop/v.py", dynamic),
+            ],
+            text: vec![],
+            names: vec!["shop", "cart.py", "other.py", "v.py"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &env,
+            builtins: &builtins,
+            tree_modules: &tree,
+            user: &[],
+            defined: &defined,
+        };
+        let f = analyze(&input);
+        assert!(f.owned_runs.contains("result"), "{f:?}");
+        assert!(f.local_runs.contains("result"));
+        assert!(!f.frozen_runs.contains_key("result"));
+        for kept in ["items", "total", "input"] {
+            assert_eq!(
+                f.frozen_runs.get(kept),
+                Some(&FreezeReason::Outside),
+                "{kept}"
+            );
+            assert!(f.frozen_owned.contains(kept) && !f.local_runs.contains(kept));
+        }
+        // `visit_missing` is looked up by a name built from data outside code may make.
+        assert!(f.local_runs.contains("missing"));
+        assert_eq!(
+            f.frozen_runs.get("visit_missing"),
+            Some(&FreezeReason::Dynamic)
+        );
+        // A text file or a path naming the run exposes it too.
+        let text: &[u8] = b"result: 1\n";
+        let input = PolicyInput {
+            text: vec![text],
+            ..input
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("result"), Some(&FreezeReason::Outside));
+        let input = PolicyInput {
+            text: vec![],
+            names: vec!["shop", "result.py"],
+            ..input
+        };
+        assert!(analyze(&input).frozen_owned.contains("result"));
     }
 }
 
