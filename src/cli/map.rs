@@ -38,6 +38,9 @@ pub struct Summary {
     /// Owned runs the view shows under another name.
     pub renamed_runs: usize,
     pub renamed_percent: f64,
+    /// Renamed runs that outside code names too, renamed because the repository only uses
+    /// them as local variables.
+    pub renamed_pure_locals: usize,
     /// Owned runs kept as they are, by reason.
     pub frozen_by_reason: BTreeMap<String, usize>,
     pub tokens_mapped: usize,
@@ -93,6 +96,11 @@ pub fn map(args: &MapArgs) -> Result<(), CliError> {
     }
     let renamed = bundle
         .owned_runs
+        .iter()
+        .filter(|r| renamer.swap_run(r, Class::Code).is_some())
+        .count();
+    let renamed_pure_locals = bundle
+        .local_runs
         .iter()
         .filter(|r| renamer.swap_run(r, Class::Code).is_some())
         .count();
@@ -200,6 +208,7 @@ pub fn map(args: &MapArgs) -> Result<(), CliError> {
         } else {
             (1000.0 * renamed as f64 / owned as f64).round() / 10.0
         },
+        renamed_pure_locals,
         frozen_by_reason: by_reason,
         tokens_mapped: bundle.tokens.len(),
         tokens_frozen: bundle.frozen_tokens.len(),
@@ -233,8 +242,8 @@ fn print_summary(s: &Summary) {
     );
     println!("owned identifier runs    {}", s.owned_runs);
     println!(
-        "  renamed                {} ({:.1}%)",
-        s.renamed_runs, s.renamed_percent
+        "  renamed                {} ({:.1}%), of which {} pure locals despite outside names",
+        s.renamed_runs, s.renamed_percent, s.renamed_pure_locals
     );
     for (reason, n) in &s.frozen_by_reason {
         println!("  kept: {reason:<16} {n}");
