@@ -5,6 +5,9 @@
 #
 #   scripts/corpus.sh [--seed N] [--only NAME] [--work DIR]
 #
+# CORPUS_VIEW_OPTS adds view options to every export and translate (e.g.
+# CORPUS_VIEW_OPTS=--rename-pure-locals to measure that opt-in rule).
+#
 # Work dir layout (default /var/tmp/schrodinger-corpus):
 #   cache/NAME-VER/      the downloaded sdist (kept between runs)
 #   NAME/original/       the unpacked sdist, a git repository (never committed to this project)
@@ -25,7 +28,7 @@ while [ $# -gt 0 ]; do
         --seed) SEED="$2"; shift 2 ;;
         --only) ONLY="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) echo "corpus.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -56,7 +59,9 @@ log() { printf '[corpus] %s\n' "$*" >&2; }
 
 # translate DIRECTION NAME: stdin -> stdout with the project's view options
 translate() {
-    "$BIN" translate --seed "$SEED" --python "$WORK/$2/venv/bin/python" --to "$1" "$WORK/$2/original"
+    # shellcheck disable=SC2086
+    "$BIN" translate --seed "$SEED" --python "$WORK/$2/venv/bin/python" ${CORPUS_VIEW_OPTS:-} \
+        --to "$1" "$WORK/$2/original"
 }
 
 run_project() {
@@ -90,7 +95,9 @@ run_project() {
     local py="$dir/venv/bin/python"
 
     # 3. the view
-    "$BIN" export --seed "$SEED" --python "$py" "$dir/original" "$dir/view" 2>"$dir/results/export.log"
+    # shellcheck disable=SC2086
+    "$BIN" export --seed "$SEED" --python "$py" ${CORPUS_VIEW_OPTS:-} "$dir/original" "$dir/view" \
+        2>"$dir/results/export.log"
 
     # 4./5. the same test command on both sides; view paths are translated
     local vroot vtestpaths vdeselect

@@ -37,6 +37,7 @@ def translate(args, direction, lines):
     text = "\n".join(lines) + "\n"
     out = subprocess.run(
         [args.bin, "translate", "--seed", str(args.seed), "--python", args.python,
+         *os.environ.get("CORPUS_VIEW_OPTS", "").split(),
          "--to", direction, os.path.join(args.dir, "original")],
         input=text.encode(), stdout=subprocess.PIPE, check=True,
     ).stdout.decode()

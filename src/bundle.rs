@@ -51,6 +51,8 @@ pub struct BuildOptions {
     pub freeze: Vec<String>,
     /// Where the environment scan is cached (`None`: no cache).
     pub cache_dir: Option<PathBuf>,
+    /// Rename outside names the repository only uses as locals (`policy::is_pure_local`).
+    pub rename_pure_locals: bool,
 }
 
 /// Everything that defines a view, serializable and deterministic.
@@ -362,6 +364,7 @@ pub fn build_with_env(
         env_modules: &env_modules,
         env_names: &env_names,
         builtins: &builtins,
+        release_locals: opts.rename_pure_locals,
         tree_modules: &tmods,
         user: &opts.freeze,
         defined: &defined,
@@ -643,7 +646,14 @@ mod tests {
             python: PathBuf::from("python3"),
             freeze: vec![],
             cache_dir: None,
+            rename_pure_locals: true,
         };
+        let off = BuildOptions {
+            rename_pure_locals: false,
+            ..opts.clone()
+        };
+        let b = build_with_env(&tree, &env, &off, &Progress::hidden());
+        assert!(b.local_runs.is_empty(), "released without the option");
         let b = build_with_env(&tree, &env, &opts, &Progress::hidden());
         assert!(b.local_runs.contains("remaining"), "{:?}", b.local_runs);
         // `values` is also an attribute, `len` a builtin: both stay.

@@ -185,6 +185,7 @@ fn tour(args: &DemoArgs, original: &Path, view: &Path) -> Result<(), CliError> {
         python: "python3".into(),
         freeze: None,
         bundle: None,
+        rename_pure_locals: false,
     };
     let bundle = build_bundle(original, &va)?;
     let renamer = bundle.renamer()?;

@@ -60,8 +60,14 @@ pub struct ViewArgs {
     pub freeze: Option<PathBuf>,
     /// Use a bundle saved by `schrodinger map --out` instead of building one; it must have
     /// been built for this same tree.
-    #[arg(long, conflicts_with_all = ["python", "freeze", "levels"])]
+    #[arg(long, conflicts_with_all = ["python", "freeze", "levels", "rename_pure_locals"])]
     pub bundle: Option<PathBuf>,
+    /// Also rename names outside code defines when the repository only uses them as local
+    /// variables (stronger view, same behaviour of the repository). Off by default: new code
+    /// written in the view that uses such a word for an outside API (`text=True`) is swapped
+    /// on write-back like any renamed word, so the patch in the original is wrong there.
+    #[arg(long)]
+    pub rename_pure_locals: bool,
 }
 
 /// `schrodinger mount`.
@@ -150,6 +156,7 @@ pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle
         python: view.python.clone(),
         freeze,
         cache_dir: bundle::default_cache_dir(),
+        rename_pure_locals: view.rename_pure_locals,
     };
     Ok(bundle::build(original, &opts)?)
 }

@@ -187,6 +187,9 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
         if let Some(f) = &args.view.freeze {
             cmd.arg("--freeze").arg(resolve(f)?);
         }
+        if args.view.rename_pure_locals {
+            cmd.arg("--rename-pure-locals");
+        }
     }
     cmd.arg("--state")
         .arg(&p.state)

@@ -288,6 +288,8 @@ pub struct PolicyInput<'a> {
     pub env_names: &'a BTreeSet<String>,
     /// The interpreter's builtin names (`dir(builtins)`).
     pub builtins: &'a BTreeSet<String>,
+    /// Whether outside names used only as locals are renamed (`is_pure_local`; opt-in).
+    pub release_locals: bool,
     /// Every module name (file stem or package dir) anywhere in the tree.
     pub tree_modules: &'a BTreeSet<String>,
     /// User freeze list entries.
@@ -568,7 +570,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         // being a pure local of the repository does not release it.
         let mut local = false;
         let reason = match freeze_reason(run, input, &f) {
-            Some(FreezeReason::Outside) if is_pure_local(run, &exposed, input) => {
+            Some(FreezeReason::Outside)
+                if input.release_locals && is_pure_local(run, &exposed, input) =>
+            {
                 local = true;
                 None
             }
@@ -685,6 +689,7 @@ mod tests {
             env_modules: &env,
             env_names: &names,
             builtins: &BTreeSet::new(),
+            release_locals: true,
             tree_modules: &tree,
             user: &[],
             defined: &names,
@@ -713,6 +718,7 @@ mod tests {
             env_modules: &env,
             env_names: &names,
             builtins: &BTreeSet::new(),
+            release_locals: true,
             tree_modules: &tree,
             user: &["price_total".to_string()],
             defined: &defined,
@@ -779,6 +785,7 @@ mod tests {
             env_modules: &BTreeSet::new(),
             env_names: &env,
             builtins: &builtins,
+            release_locals: true,
             tree_modules: &tree,
             user: &[],
             defined: &defined,
