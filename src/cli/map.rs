@@ -241,9 +241,17 @@ fn print_summary(s: &Summary) {
         s.files, s.python_files
     );
     println!("owned identifier runs    {}", s.owned_runs);
+    let locals = if s.renamed_pure_locals > 0 {
+        format!(
+            ", of which {} pure locals despite outside names",
+            s.renamed_pure_locals
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "  renamed                {} ({:.1}%), of which {} pure locals despite outside names",
-        s.renamed_runs, s.renamed_percent, s.renamed_pure_locals
+        "  renamed                {} ({:.1}%){locals}",
+        s.renamed_runs, s.renamed_percent
     );
     for (reason, n) in &s.frozen_by_reason {
         println!("  kept: {reason:<16} {n}");
