@@ -113,6 +113,29 @@ fn edit_python_open_write() {
 }
 
 #[test]
+fn edit_written_in_small_pieces() {
+    // Every write request is written back as it arrives, so the original goes through many
+    // partial states (truncated, half a file); the final diff must still be the one line.
+    let Some(c) = Ctx::new("edit_written_in_small_pieces", 38) else {
+        return;
+    };
+    let (o, _) = c.line_with("max(0, ");
+    run_ok(
+        python3()
+            .args([
+                "-c",
+                "import os, sys\np = sys.argv[1]\ns = open(p, 'rb').read()\n\
+                 s = s.replace(b'max(0, ', b'max(1, ', 1)\n\
+                 fd = os.open(p, os.O_WRONLY | os.O_TRUNC)\n\
+                 for i in range(0, len(s), 61):\n    os.write(fd, s[i:i + 61])\n\
+                 os.close(fd)",
+            ])
+            .arg(c.ledger()),
+    );
+    c.expect_ledger_diff(&[&o], &[&o.replace("max(0, ", "max(1, ")]);
+}
+
+#[test]
 fn edit_vim_save() {
     let Some(c) = Ctx::new("edit_vim_save", 33) else {
         return;

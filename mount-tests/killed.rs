@@ -10,7 +10,7 @@ use crate::harness::{python3, run_ok, Repo};
 
 /// The pid of the daemon serving `point` (its command line names the mountpoint and
 /// `--ready-fd`, or `--foreground`).
-fn daemon_pid(point: &std::path::Path) -> Option<i32> {
+pub(crate) fn daemon_pid(point: &std::path::Path) -> Option<i32> {
     let point = point.to_string_lossy().into_owned();
     for e in fs::read_dir("/proc").ok()?.flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {

@@ -15,3 +15,4 @@ mod reorder;
 mod round_trip;
 mod staleness;
 mod unittest;
+mod writes;

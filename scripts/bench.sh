@@ -96,8 +96,13 @@ for _ in $(seq 1 600); do
     fi
     sleep 0.2
 done
-pid=$(cat /run/schrodinger/*.pid 2>/dev/null | while read -r p; do
-    grep -qs "$VIEW" "/proc/$p/cmdline" && echo "$p"; done | head -1)
+# Stale pid files of earlier mounts may be left over: take the first live daemon of this view
+# (no early-closing pipe, which pipefail would turn into an exit).
+pid=""
+for f in /run/schrodinger/*.pid; do
+    p=$(cat "$f" 2>/dev/null) || continue
+    if [ -n "$p" ] && grep -qs "$VIEW" "/proc/$p/cmdline"; then pid=$p; break; fi
+done
 
 # The view's names for the import benchmark.
 modules=()

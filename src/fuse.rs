@@ -17,7 +17,7 @@ use fuser::{
 };
 
 use crate::fs::watch::{Inval, Invalidate, Watcher};
-use crate::fs::{Attr, FsError, Kind, Options, SetAttr, SetTime, ViewFs, LONG_TTL, TTL};
+use crate::fs::{Attr, FsError, Kind, Options, SetAttr, SetTime, ViewFs, LONG_TTL, MAX_WRITE, TTL};
 use crate::transform::Transform;
 
 /// The fuser adapter over a shared [`ViewFs`].
@@ -25,7 +25,15 @@ pub struct FuseFs {
     fs: Arc<ViewFs>,
     /// Entry and attribute timeout: long while the original is watched, short otherwise.
     ttl: Duration,
+    /// Files are served without handles (FUSE_NO_OPEN_SUPPORT): the first OPEN and FLUSH are
+    /// answered ENOSYS, after which the kernel sends neither again, nor RELEASE, and keeps
+    /// file contents in its page cache between opens. Only while the original is watched:
+    /// the watcher's invalidations are then the only thing that drops stale pages.
+    no_open: bool,
 }
+
+/// Requests made without a handle (the kernel's handle 0 in no-open mode).
+const NO_HANDLE: u64 = 0;
 
 /// Invalidations from the watcher thread go to the kernel through fuser's notifier.
 struct NotifySink(fuser::Notifier);
@@ -116,7 +124,12 @@ fn fopen(o: &crate::fs::Opened) -> FopenFlags {
 }
 
 impl Filesystem for FuseFs {
-    fn init(&mut self, _req: &Request, _config: &mut KernelConfig) -> io::Result<()> {
+    fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> io::Result<()> {
+        // A known chunk size tells a chunk of a longer write(2) from its last piece
+        // (see `ViewFs::write_ino`).
+        if let Err(max) = config.set_max_write(MAX_WRITE) {
+            tracing::warn!("max_write {MAX_WRITE} refused, the kernel keeps {max}");
+        }
         Ok(())
     }
 
@@ -249,6 +262,14 @@ impl Filesystem for FuseFs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        if self.no_open {
+            match self.fs.getattr(ino.0) {
+                Ok(a) if a.kind == Kind::Dir => reply.error(Errno::EISDIR),
+                Ok(_) => reply.error(Errno::ENOSYS),
+                Err(e) => reply.error(errno(&e)),
+            }
+            return;
+        }
         match self.fs.open(ino.0, flags.0) {
             Ok(o) => reply.opened(FileHandle(o.fh), fopen(&o)),
             Err(e) => reply.error(errno(&e)),
@@ -266,7 +287,12 @@ impl Filesystem for FuseFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        match self.fs.read(ino.0, fh.0, offset, size) {
+        let r = if fh.0 == NO_HANDLE {
+            self.fs.read_ino(ino.0, offset, size)
+        } else {
+            self.fs.read(ino.0, fh.0, offset, size)
+        };
+        match r {
             Ok(d) => reply.data(&d),
             Err(e) => reply.error(errno(&e)),
         }
@@ -284,7 +310,12 @@ impl Filesystem for FuseFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
-        match self.fs.write(ino.0, fh.0, offset, data) {
+        let r = if fh.0 == NO_HANDLE {
+            self.fs.write_ino(ino.0, offset, data)
+        } else {
+            self.fs.write(ino.0, fh.0, offset, data)
+        };
+        match r {
             Ok(n) => reply.written(n),
             Err(e) => reply.error(errno(&e)),
         }
@@ -298,6 +329,11 @@ impl Filesystem for FuseFs {
         _lock_owner: LockOwner,
         reply: ReplyEmpty,
     ) {
+        if fh.0 == NO_HANDLE {
+            // Handle-less writes are in the original when acknowledged: nothing to do at
+            // close, and ENOSYS stops the kernel from asking at every close.
+            return reply.error(Errno::ENOSYS);
+        }
         match self.fs.flush(ino.0, fh.0) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -314,6 +350,9 @@ impl Filesystem for FuseFs {
         _flush: bool,
         reply: ReplyEmpty,
     ) {
+        if fh.0 == NO_HANDLE {
+            return reply.ok();
+        }
         match self.fs.release(ino.0, fh.0) {
             Ok(()) => reply.ok(),
             Err(e) => {
@@ -331,7 +370,12 @@ impl Filesystem for FuseFs {
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
-        match self.fs.fsync(ino.0, fh.0) {
+        let r = if fh.0 == NO_HANDLE {
+            self.fs.fsync_ino(ino.0)
+        } else {
+            self.fs.fsync(ino.0, fh.0)
+        };
+        match r {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
@@ -429,6 +473,19 @@ impl Filesystem for FuseFs {
         flags: i32,
         reply: ReplyCreate,
     ) {
+        if self.no_open {
+            match self.fs.create_ino(parent.0, name, mode, umask, flags) {
+                Ok(a) => reply.created(
+                    &self.ttl,
+                    &attr(&a),
+                    Generation(0),
+                    FileHandle(NO_HANDLE),
+                    FopenFlags::empty(),
+                ),
+                Err(e) => reply.error(errno(&e)),
+            }
+            return;
+        }
         match self.fs.create(parent.0, name, mode, umask, flags) {
             Ok((a, o)) => reply.created(
                 &self.ttl,
@@ -464,7 +521,7 @@ impl Mounted {
     /// Flush every dirty buffer, unmount and wait for the request loop to end.
     pub fn unmount(mut self) -> io::Result<()> {
         self.watcher.take();
-        self.fs.stop_scan();
+        self.fs.stop_background();
         let flushed = self.fs.flush_all();
         self.session.umount_and_join()?;
         flushed.map_err(|e| io::Error::from_raw_os_error(e.errno))
@@ -474,7 +531,7 @@ impl Mounted {
     /// the request loop to end. Used by the daemon on SIGINT/SIGTERM.
     pub fn shutdown(mut self, mountpoint: &Path) -> io::Result<()> {
         self.watcher.take();
-        self.fs.stop_scan();
+        self.fs.stop_background();
         if let Err(e) = self.fs.flush_all() {
             tracing::error!("flush before unmount failed: {e}");
         }
@@ -490,7 +547,7 @@ impl Mounted {
     /// Wait for the request loop to end (after an external unmount).
     pub fn join(mut self) -> io::Result<()> {
         self.watcher.take();
-        self.fs.stop_scan();
+        self.fs.stop_background();
         self.session.join()
     }
 }
@@ -539,10 +596,26 @@ pub fn spawn(
         }
     };
     let ttl = if watcher.is_some() { LONG_TTL } else { TTL };
+    let no_open = watcher.is_some();
+    tracing::info!(
+        "files served {}",
+        if no_open {
+            "without handles (no OPEN/FLUSH/RELEASE; writes written back when acknowledged)"
+        } else {
+            "through handles (written back at flush, fsync and release)"
+        }
+    );
+    if no_open {
+        let flushing = fs.clone();
+        std::thread::Builder::new()
+            .name("schrodinger-flush".into())
+            .spawn(move || flushing.run_deferred_flusher())?;
+    }
     let session = fuser::spawn_mount(
         FuseFs {
             fs: fs.clone(),
             ttl,
+            no_open,
         },
         mountpoint,
         &config(),

@@ -103,6 +103,8 @@ impl Clock {
 struct RunResult {
     results: Vec<TestResult>,
     success: bool,
+    /// The last lines of the command's output, for errors.
+    tail: String,
 }
 
 /// Everything about a run that does not change between the two sides and the probes.
@@ -261,6 +263,15 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
 
     ctx.clock.say("original", "running the tests");
     let orig = run_side(&ctx, "original", &ctx.original, &args.command, &[], None)?;
+    if orig.results.is_empty() && !orig.success {
+        // Comparing two failures to start would call a broken command "same behaviour".
+        return Err(CliError::Msg(format!(
+            "the test command fails on the original before any test outcome can be read \
+             (it runs in {}; relative paths in the command resolve there). Its last lines:\n{}",
+            ctx.original.display(),
+            orig.tail
+        )));
+    }
     let (view_run, view_raw) = run_view(&ctx, &base, &renamer, "view", None, &mut warnings)?;
     let (orig_results, view_results) = fallback_if_unparsed(orig, view_run, &mut warnings);
     let view_raw = if view_results.len() == 1 && view_results[0].id == outcomes::EXIT_STATUS_ID {
@@ -370,6 +381,7 @@ fn run_view(
         RunResult {
             results: translated,
             success: run.success,
+            tail: renamer.swap_text(&run.tail),
         },
         raw,
     ))
@@ -410,7 +422,13 @@ fn run_side(
             if success { "succeeded" } else { "failed" }
         ),
     );
-    Ok(RunResult { results, success })
+    let lines: Vec<&str> = output.lines().collect();
+    let tail = lines[lines.len().saturating_sub(15)..].join("\n");
+    Ok(RunResult {
+        results,
+        success,
+        tail,
+    })
 }
 
 /// Run a command, collecting standard output and error; say every 30 s that it still runs.
@@ -730,6 +748,10 @@ fn auto_freeze(
         .collect();
     // Candidate name -> the first differing test that mentions it.
     let mut cands: BTreeMap<String, String> = BTreeMap::new();
+    // Candidate name -> every differing test whose texts mention it, and whether a failure
+    // text (not only the test's source file) does: those are the likeliest culprits.
+    let mut mentions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut in_failure: BTreeSet<String> = BTreeSet::new();
     let mut texts: Vec<(String, String)> = Vec::new();
     for d in &report.different {
         for t in [
@@ -758,7 +780,8 @@ fn auto_freeze(
     // Tokens come from the candidate runs and from the failure texts, where a view word
     // stands for its original token.
     let mut token_cands: BTreeMap<String, String> = BTreeMap::new();
-    let mut add_tokens = |run: &str, id: &str| {
+    let mut token_mentions: Vec<(String, String, bool)> = Vec::new();
+    let mut add_tokens = |run: &str, id: &str, failure: bool| {
         for p in tokens::split(run) {
             if let tokens::Piece::Word(w, _) = p {
                 let w = w.to_ascii_lowercase();
@@ -771,6 +794,7 @@ fn auto_freeze(
                         .map(|(k, _)| k.clone())
                 };
                 if let Some(o) = orig {
+                    token_mentions.push((o.clone(), id.to_string(), failure));
                     token_cands.entry(o).or_insert_with(|| id.to_string());
                 }
             }
@@ -781,10 +805,23 @@ fn auto_freeze(
         for r in runs(text) {
             if renamed.contains(&r.to_string()) {
                 cands.entry(r.to_string()).or_insert_with(|| id.clone());
-                add_tokens(r, id);
+                mentions
+                    .entry(r.to_string())
+                    .or_default()
+                    .insert(id.clone());
+                if failure_text {
+                    in_failure.insert(r.to_string());
+                }
+                add_tokens(r, id, failure_text);
             } else if failure_text {
-                add_tokens(r, id);
+                add_tokens(r, id, true);
             }
+        }
+    }
+    for (t, id, failure) in token_mentions {
+        mentions.entry(t.clone()).or_default().insert(id);
+        if failure {
+            in_failure.insert(t);
         }
     }
     let mut names: Vec<String> = cands.keys().cloned().collect();
@@ -847,16 +884,22 @@ fn auto_freeze(
         baseline.iter().map(|r| (r.id.clone(), r.outcome)).collect();
 
     let mut probes = 0usize;
-    let mut probe = |subset: &[String]| -> Result<bool, CliError> {
+    let mut probe = |subset: &[String], only: Option<&[String]>| -> Result<bool, CliError> {
         probes += 1;
         ctx.clock.say(
             "auto-freeze",
             &format!(
-                "probe {probes}: freezing {} of {} candidates",
+                "probe {probes}: freezing {} of {} candidates{}",
                 subset.len(),
-                names.len()
+                names.len(),
+                only.map(|o| format!(" ({} tests)", o.len()))
+                    .unwrap_or_default()
             ),
         );
+        let select = match (&select, only) {
+            (Some(_), Some(o)) => Some(o.to_vec()),
+            (s, _) => s.clone(),
+        };
         let bundle = probe_bundle(ctx, subset, probes)?;
         let renamer = bundle.renamer()?;
         let mut w = Vec::new();
@@ -899,7 +942,15 @@ fn auto_freeze(
         );
         Ok(good)
     };
-    if !probe(&names)? {
+    // Failure-text candidates first: ddmin keeps order, so its first halves are the likely
+    // culprits.
+    let tiered = |pool: &[String]| -> Vec<String> {
+        let (a, b): (Vec<String>, Vec<String>) =
+            pool.iter().cloned().partition(|n| in_failure.contains(n));
+        a.into_iter().chain(b).collect()
+    };
+    let names = tiered(&names);
+    if !probe(&names, None)? {
         result.probes = probes;
         result.message = format!(
             "freezing all {} candidate names does not restore equal outcomes; nothing written",
@@ -907,7 +958,56 @@ fn auto_freeze(
         );
         return Ok(result);
     }
-    let found = ddmin::ddmin(&names, &mut probe)?;
+    // Differing tests usually differ for different names (a parametrized test per class, a
+    // test per feature): search each test with only the names its texts mention (fewer
+    // candidates, one test per probe), starting from what earlier tests needed, then check
+    // the union on all of them.
+    let groups: Vec<Vec<String>> = match &select {
+        Some(_) => diff_ids.iter().map(|i| vec![i.clone()]).collect(),
+        None => Vec::new(),
+    };
+    let mut union: Vec<String> = Vec::new();
+    let mut grouped = groups.len() > 1;
+    for ids in groups.iter().filter(|_| grouped) {
+        if !union.is_empty() && probe(&union, Some(ids))? {
+            continue;
+        }
+        let pool: Vec<String> = names
+            .iter()
+            .filter(|n| {
+                mentions
+                    .get(*n)
+                    .is_some_and(|m| ids.iter().any(|i| m.contains(i)))
+            })
+            .cloned()
+            .collect();
+        let first: Vec<String> = pool
+            .iter()
+            .filter(|n| in_failure.contains(*n))
+            .cloned()
+            .collect();
+        let start = if !first.is_empty() && first.len() < pool.len() && probe(&first, Some(ids))? {
+            first
+        } else if probe(&pool, Some(ids))? {
+            pool
+        } else {
+            // This file's tests need names mentioned elsewhere: search globally instead.
+            grouped = false;
+            break;
+        };
+        for n in ddmin::ddmin(&start, |s: &[String]| probe(s, Some(ids)))? {
+            if !union.contains(&n) {
+                union.push(n);
+            }
+        }
+    }
+    let found = if grouped && probe(&union, None)? {
+        union
+    } else {
+        let rest = names.iter().filter(|n| !union.contains(n)).cloned();
+        let ordered: Vec<String> = union.iter().cloned().chain(rest).collect();
+        ddmin::ddmin(&ordered, |s: &[String]| probe(s, None))?
+    };
     let final_renamer = probe_renamer(ctx, &found, 0)?;
     let mut text = String::from(
         "# written by `schrodinger verify --auto-freeze`: names whose renaming changed test \

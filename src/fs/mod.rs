@@ -14,6 +14,12 @@
 //!   original atomically (temp + rename) and only then mark the buffer clean, so a failed
 //!   write-back returns EIO and keeps the buffer. After a write-back the cached view is the
 //!   buffer itself (read your writes).
+//! - handle-less I/O (`*_ino` methods, used when the kernel stops sending OPEN/FLUSH/RELEASE,
+//!   see `src/fuse.rs`): with no close to wait for, every acknowledged write is written back
+//!   before it is acknowledged, so law 9 holds per write. The one exception is bounded: a
+//!   full-size chunk of a file already larger than [`SYNC_WRITEBACK_MAX`] is written back by
+//!   the deferred flusher (the next smaller chunk, an fsync or the unmount waits for it),
+//!   because re-translating a 50 MB file once per 1 MB chunk would be quadratic.
 //!
 //! Lock order: `writeback` -> `state` -> `cache`; transforms run outside `state`.
 
@@ -49,6 +55,14 @@ pub use inode::ROOT_INO;
 use inode::{
     is_hidden_original, is_plain_component, is_reserved_view, is_scratch_name, Backing, Table,
 };
+
+/// Largest write the kernel sends in one request (set at mount): one write(2) of more
+/// than this arrives as several full-size chunks and a last, shorter one.
+pub const MAX_WRITE: u32 = 1 << 20;
+
+/// Handle-less writes to files up to this size are written back before they are
+/// acknowledged, whatever their size; above it, full-size chunks are deferred (module note).
+pub const SYNC_WRITEBACK_MAX: usize = 4 << 20;
 
 /// Default byte budget for cached view contents.
 pub const DEFAULT_CACHE_BUDGET: usize = 256 << 20;
@@ -231,6 +245,9 @@ pub struct ViewFs {
     closing: std::sync::atomic::AtomicBool,
     /// A watcher reports changes of the original (see [`ViewFs::set_watched`]).
     watched: std::sync::atomic::AtomicBool,
+    /// Inodes whose handle-less writes wait for the deferred flusher.
+    deferred: Mutex<std::collections::BTreeSet<u64>>,
+    deferred_cv: parking_lot::Condvar,
 }
 
 fn to_time(secs: i64, nsecs: i64) -> SystemTime {
@@ -294,6 +311,8 @@ impl ViewFs {
             writeback: Mutex::new(()),
             closing: std::sync::atomic::AtomicBool::new(false),
             watched: std::sync::atomic::AtomicBool::new(false),
+            deferred: Mutex::new(std::collections::BTreeSet::new()),
+            deferred_cv: parking_lot::Condvar::new(),
         };
         if options.scan_at_new {
             fs.scan();
@@ -307,9 +326,12 @@ impl ViewFs {
     }
 
     /// Stop a running [`ViewFs::scan`] early (at unmount).
-    pub fn stop_scan(&self) {
+    pub fn stop_background(&self) {
         self.closing
             .store(true, std::sync::atomic::Ordering::SeqCst);
+        // Under the lock the flusher checks `closing` with, so the wake-up cannot be missed.
+        let _d = self.deferred.lock();
+        self.deferred_cv.notify_all();
     }
 
     /// Compute (and cache) the view of every regular file of the original, in parallel.
@@ -1129,20 +1151,7 @@ impl ViewFs {
         let (view, back) = self.child(parent, name)?;
         self.prepare(&back)?;
         let path = self.safe_path(&back)?;
-        let perm = mode & !umask & 0o7777;
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(perm)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-        {
-            Ok(f) => {
-                let _ = f.set_permissions(fs::Permissions::from_mode(perm));
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && flags & libc::O_EXCL == 0 => {}
-            Err(e) => return Err(FsError::io(format!("create {}", path.display()), e)),
-        }
+        create_file(&path, mode & !umask & 0o7777, flags)?;
         let ino = self.state.lock().table.intern(view, back);
         let opened = self.open(ino, (flags & !libc::O_ACCMODE) | libc::O_RDWR)?;
         let attr = self.getattr(ino)?;
@@ -1155,18 +1164,7 @@ impl ViewFs {
             Some(Handle::Direct { file, .. }) => {
                 let file = file.clone();
                 drop(st);
-                let mut buf = vec![0u8; size as usize];
-                let mut got = 0;
-                while got < buf.len() {
-                    match file.read_at(&mut buf[got..], offset + got as u64) {
-                        Ok(0) => break,
-                        Ok(n) => got += n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(FsError::io("read scratch", e)),
-                    }
-                }
-                buf.truncate(got);
-                Ok(buf)
+                read_at_most(&file, offset, size)
             }
             Some(Handle::View {
                 ino: hino, snap, ..
@@ -1257,6 +1255,170 @@ impl ViewFs {
             return result;
         }
         Ok(())
+    }
+
+    // ------------------------------------------------------- handle-less I/O
+
+    /// Read without a handle: the write buffer if there is one, else the current view.
+    pub fn read_ino(&self, ino: u64, offset: u64, size: u32) -> FsResult<Vec<u8>> {
+        let back = {
+            let st = self.state.lock();
+            if let Some(b) = st.buffers.get(&ino) {
+                return Ok(slice(&b.data, offset, size));
+            }
+            let n = st.table.get(ino).ok_or_else(FsError::noent)?;
+            n.backing.clone()
+        };
+        match back {
+            Backing::Original(rel) => Ok(slice(&self.view_bytes(&rel)?.0, offset, size)),
+            Backing::Scratch(_) => {
+                let path = self.safe_path(&back)?;
+                let f = fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(&path)
+                    .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+                read_at_most(&f, offset, size)
+            }
+        }
+    }
+
+    /// Write without a handle. Written back to the original before it returns, except a
+    /// full-size chunk (`data.len() == MAX_WRITE`) of a file over [`SYNC_WRITEBACK_MAX`],
+    /// which the deferred flusher writes back (see the module note).
+    pub fn write_ino(&self, ino: u64, offset: u64, data: &[u8]) -> FsResult<u32> {
+        let start = usize::try_from(offset).map_err(|_| FsError::new(libc::EFBIG, "offset"))?;
+        let end = start
+            .checked_add(data.len())
+            .ok_or_else(|| FsError::new(libc::EFBIG, "offset"))?;
+        let (back, unlinked, has_buffer) = {
+            let st = self.state.lock();
+            let n = st.table.get(ino).ok_or_else(FsError::noent)?;
+            (n.backing.clone(), n.unlinked, st.buffers.contains_key(&ino))
+        };
+        let rel = match back {
+            Backing::Scratch(_) => {
+                let path = self.safe_path(&back)?;
+                let f = fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(&path)
+                    .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+                f.write_all_at(data, offset)
+                    .map_err(|e| FsError::io("write scratch", e))?;
+                return Ok(data.len() as u32);
+            }
+            Backing::Original(rel) => rel,
+        };
+        // The view the write applies to, taken outside the state lock (it may transform).
+        let fresh = if has_buffer || unlinked {
+            None
+        } else {
+            Some(self.view_bytes(&rel)?.0)
+        };
+        let len = {
+            let mut st = self.state.lock();
+            let b = st.buffers.entry(ino).or_insert_with(|| Buffer {
+                data: fresh.map(|v| v.to_vec()).unwrap_or_default(),
+                dirty: false,
+                generation: 0,
+                writers: 0,
+            });
+            if end > b.data.len() {
+                b.data.resize(end, 0);
+            }
+            b.data[start..end].copy_from_slice(data);
+            b.dirty = true;
+            b.generation += 1;
+            b.data.len()
+        };
+        if unlinked {
+            // Written to a file whose name is gone: kept for reads, never written back.
+            return Ok(data.len() as u32);
+        }
+        if data.len() == MAX_WRITE as usize && len > SYNC_WRITEBACK_MAX {
+            self.deferred.lock().insert(ino);
+            self.deferred_cv.notify_one();
+            return Ok(data.len() as u32);
+        }
+        self.flush_unheld(ino)?;
+        Ok(data.len() as u32)
+    }
+
+    /// fsync without a handle: the original holds every write made so far when it returns.
+    pub fn fsync_ino(&self, ino: u64) -> FsResult<()> {
+        let back = self.node(ino)?.1;
+        match back {
+            Backing::Original(_) => self.flush_unheld(ino),
+            Backing::Scratch(_) => {
+                let path = self.safe_path(&back)?;
+                let f = fs::File::open(&path)
+                    .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+                f.sync_all().map_err(|e| FsError::io("fsync scratch", e))
+            }
+        }
+    }
+
+    /// Create a regular file without opening a handle (the kernel will not send OPEN or
+    /// RELEASE for it). `O_TRUNC` of a file that appeared meanwhile is applied here.
+    pub fn create_ino(
+        &self,
+        parent: u64,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        flags: i32,
+    ) -> FsResult<Attr> {
+        let (view, back) = self.child(parent, name)?;
+        self.prepare(&back)?;
+        let path = self.safe_path(&back)?;
+        let existed = create_file(&path, mode & !umask & 0o7777, flags)?;
+        let ino = self.state.lock().table.intern(view, back);
+        if existed && flags & libc::O_TRUNC != 0 {
+            self.setattr(
+                ino,
+                SetAttr {
+                    size: Some(0),
+                    ..SetAttr::default()
+                },
+            )?;
+        }
+        self.getattr(ino)
+    }
+
+    /// Write back the buffer of `ino`, which no handle holds, and drop it once clean: a
+    /// buffer left behind would shadow later changes of the original.
+    fn flush_unheld(&self, ino: u64) -> FsResult<()> {
+        let r = self.flush_ino(ino);
+        let mut st = self.state.lock();
+        if let Some(b) = st.buffers.get(&ino) {
+            if b.writers == 0 && !b.dirty {
+                st.buffers.remove(&ino);
+            }
+        }
+        r
+    }
+
+    /// The deferred flusher's loop (see [`ViewFs::write_ino`]); returns at unmount.
+    pub fn run_deferred_flusher(&self) {
+        loop {
+            let ino = {
+                let mut d = self.deferred.lock();
+                loop {
+                    if self.closing.load(std::sync::atomic::Ordering::SeqCst) {
+                        return;
+                    }
+                    if let Some(ino) = d.pop_first() {
+                        break ino;
+                    }
+                    self.deferred_cv.wait(&mut d);
+                }
+            };
+            if let Err(e) = self.flush_unheld(ino) {
+                // The buffer stays dirty: the next write, an fsync or the unmount retries.
+                tracing::error!("deferred write-back failed: {e}");
+            }
+        }
     }
 
     /// Write every dirty buffer back (at unmount). Returns the first error.
@@ -1384,20 +1546,24 @@ impl ViewFs {
                 .set_len(size)
                 .map_err(|e| FsError::io(format!("truncate {}", path.display()), e));
         };
-        let open = {
+        let buffered = {
             let mut st = self.state.lock();
             match st.buffers.get_mut(&ino) {
                 Some(b) => {
                     b.data.resize(len, 0);
                     b.dirty = true;
                     b.generation += 1;
-                    true
+                    Some(b.writers)
                 }
-                None => false,
+                None => None,
             }
         };
-        if open {
-            return Ok(());
+        match buffered {
+            // A writer's handle will write it back at flush or release.
+            Some(writers) if writers > 0 => return Ok(()),
+            // A buffer without a writer (handle-less writes): nothing else will flush it.
+            Some(_) => return self.flush_unheld(ino),
+            None => {}
         }
         // No writer holds this file: apply the truncation to the original right away.
         let mut data = self.view_bytes(rel)?.0.to_vec();
@@ -1448,6 +1614,42 @@ impl ViewFs {
             frsize: s.f_frsize as u32,
         })
     }
+}
+
+/// Create the regular file `path` (never following a symlink there). Returns whether it
+/// existed already, which only a create without `O_EXCL` accepts.
+fn create_file(path: &Path, perm: u32, flags: i32) -> FsResult<bool> {
+    match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(perm)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    {
+        Ok(f) => {
+            // The umask of the daemon is not the caller's: set the mode the caller asked for.
+            let _ = f.set_permissions(fs::Permissions::from_mode(perm));
+            Ok(false)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && flags & libc::O_EXCL == 0 => Ok(true),
+        Err(e) => Err(FsError::io(format!("create {}", path.display()), e)),
+    }
+}
+
+/// Up to `size` bytes of `file` from `offset` (short only at the end of the file).
+fn read_at_most(file: &File, offset: u64, size: u32) -> FsResult<Vec<u8>> {
+    let mut buf = vec![0u8; size as usize];
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(FsError::io("read scratch", e)),
+        }
+    }
+    buf.truncate(got);
+    Ok(buf)
 }
 
 fn slice(data: &[u8], offset: u64, size: u32) -> Vec<u8> {

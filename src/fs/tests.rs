@@ -598,3 +598,181 @@ fn watched_opens_trust_the_cache_until_a_change_is_reported() {
     assert_eq!(inv, vec![watch::Inval::Inode(ino)]);
     assert_eq!(read_all(&f.fs), (false, b"omega = 2\n".to_vec()));
 }
+
+// ------------------------------------------------------------ handle-less I/O (no-open)
+
+#[test]
+fn handle_less_write_is_in_the_original_when_acknowledged() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("README")).unwrap();
+    // No open, no flush, no release: the kernel sends only the write.
+    f.fs.write_ino(a.ino, 0, b"alpha").unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("README")).unwrap(),
+        b"omega and alpha\n"
+    );
+    f.fs.write_ino(a.ino, 16, b"more alpha\n").unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("README")).unwrap(),
+        b"omega and alpha\nmore omega\n"
+    );
+    // Read your writes, and no buffer is left to shadow the original.
+    assert_eq!(
+        f.fs.read_ino(a.ino, 0, 100).unwrap(),
+        b"alpha and omega\nmore alpha\n"
+    );
+    assert!(f.fs.state.lock().buffers.is_empty());
+    fs::write(f.orig.join("README"), b"changed in the original\n").unwrap();
+    assert_eq!(
+        f.fs.read_ino(a.ino, 0, 100).unwrap(),
+        b"changed in the original\n"
+    );
+}
+
+#[test]
+fn handle_less_create_truncate_and_scratch() {
+    let f = fixture();
+    let a =
+        f.fs.create_ino(
+            ROOT_INO,
+            OsStr::new("omega_new.py"),
+            0o640,
+            0o022,
+            libc::O_RDWR,
+        )
+        .unwrap();
+    assert_eq!(a.size, 0);
+    let orig = f.orig.join("alpha_new.py");
+    assert_eq!(fs::read(&orig).unwrap(), b"");
+    assert_eq!(fs::metadata(&orig).unwrap().mode() & 0o777, 0o640);
+    f.fs.write_ino(a.ino, 0, b"omega = 1\n").unwrap();
+    assert_eq!(fs::read(&orig).unwrap(), b"alpha = 1\n");
+    // Truncation without a handle reaches the original at once.
+    f.fs.setattr(
+        a.ino,
+        SetAttr {
+            size: Some(5),
+            ..SetAttr::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(fs::read(&orig).unwrap(), b"alpha");
+    // create of an existing file with O_TRUNC empties it; with O_EXCL it fails.
+    let again =
+        f.fs.create_ino(
+            ROOT_INO,
+            OsStr::new("omega_new.py"),
+            0o644,
+            0o022,
+            libc::O_RDWR | libc::O_TRUNC,
+        )
+        .unwrap();
+    assert_eq!(again.ino, a.ino);
+    assert_eq!(fs::read(&orig).unwrap(), b"");
+    let excl = f.fs.create_ino(
+        ROOT_INO,
+        OsStr::new("omega_new.py"),
+        0o644,
+        0o022,
+        libc::O_RDWR | libc::O_EXCL,
+    );
+    assert_eq!(excl.unwrap_err().errno, libc::EEXIST);
+    // Scratch files (byte-code caches) are read and written by path, never in the original.
+    let pkg = f.fs.lookup_path(Path::new("pkg")).unwrap();
+    f.fs.mkdir(pkg.ino, OsStr::new("__pycache__"), 0o755, 0o022)
+        .unwrap();
+    let pc = f.fs.lookup_path(Path::new("pkg/__pycache__")).unwrap();
+    let c =
+        f.fs.create_ino(pc.ino, OsStr::new("x.pyc"), 0o644, 0o022, libc::O_WRONLY)
+            .unwrap();
+    f.fs.write_ino(c.ino, 0, b"\0alpha").unwrap();
+    f.fs.fsync_ino(c.ino).unwrap();
+    assert_eq!(f.fs.read_ino(c.ino, 1, 10).unwrap(), b"alpha");
+    assert!(f.state.join("scratch/pkg/__pycache__/x.pyc").exists());
+    assert!(!f.orig.join("pkg/__pycache__/x.pyc").exists());
+}
+
+#[test]
+fn handle_less_write_to_an_unlinked_file_is_read_back_and_never_written() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("README")).unwrap();
+    f.fs.unlink(ROOT_INO, OsStr::new("README")).unwrap();
+    f.fs.write_ino(a.ino, 0, b"zzz").unwrap();
+    assert_eq!(f.fs.read_ino(a.ino, 0, 10).unwrap(), b"zzz");
+    assert!(!f.orig.join("README").exists());
+}
+
+#[test]
+fn full_chunks_of_a_large_file_are_deferred_until_the_last_piece_or_fsync() {
+    let f = fixture();
+    let a =
+        f.fs.create_ino(
+            ROOT_INO,
+            OsStr::new("big.txt"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+        )
+        .unwrap();
+    let orig = f.orig.join("big.txt");
+    let chunk = vec![b'x'; MAX_WRITE as usize];
+    let chunks = SYNC_WRITEBACK_MAX / MAX_WRITE as usize + 2;
+    for i in 0..chunks {
+        f.fs.write_ino(a.ino, (i * chunk.len()) as u64, &chunk)
+            .unwrap();
+    }
+    // Below the threshold every chunk was written back; above it, full chunks wait.
+    let on_disk = fs::metadata(&orig).unwrap().len() as usize;
+    assert_eq!(on_disk, SYNC_WRITEBACK_MAX);
+    assert_eq!(f.fs.deferred.lock().len(), 1);
+    // The last, shorter piece of a write(2) writes everything back before it returns.
+    let end = (chunks * chunk.len()) as u64;
+    f.fs.write_ino(a.ino, end, b"omega\n").unwrap();
+    let data = fs::read(&orig).unwrap();
+    assert_eq!(data.len(), chunks * chunk.len() + 6);
+    assert!(data.ends_with(b"xalpha\n"));
+    // A write(2) that is an exact multiple of the chunk: fsync waits for it.
+    f.fs.write_ino(a.ino, end + 6, &chunk).unwrap();
+    assert_eq!(fs::metadata(&orig).unwrap().len(), end + 6);
+    f.fs.fsync_ino(a.ino).unwrap();
+    assert_eq!(
+        fs::metadata(&orig).unwrap().len(),
+        end + 6 + MAX_WRITE as u64
+    );
+}
+
+#[test]
+fn the_deferred_flusher_writes_back_and_stops_at_unmount() {
+    let f = Arc::new(fixture());
+    let a =
+        f.fs.create_ino(
+            ROOT_INO,
+            OsStr::new("big.txt"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+        )
+        .unwrap();
+    let chunk = vec![b'y'; MAX_WRITE as usize];
+    let n = SYNC_WRITEBACK_MAX / MAX_WRITE as usize + 1;
+    for i in 0..n {
+        f.fs.write_ino(a.ino, (i * chunk.len()) as u64, &chunk)
+            .unwrap();
+    }
+    let want = (n * chunk.len()) as u64;
+    let orig = f.orig.join("big.txt");
+    assert_ne!(fs::metadata(&orig).unwrap().len(), want);
+    let runner = f.clone();
+    let t = std::thread::spawn(move || runner.fs.run_deferred_flusher());
+    let t0 = std::time::Instant::now();
+    while fs::metadata(&orig).unwrap().len() != want {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(20),
+            "the flusher never wrote the deferred chunk back"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    f.fs.stop_background();
+    t.join().unwrap();
+    assert!(f.fs.state.lock().buffers.is_empty());
+}

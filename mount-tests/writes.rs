@@ -1,0 +1,123 @@
+//! The handle-less write path (files are served without OPEN/FLUSH/RELEASE while the original
+//! is watched): an acknowledged write(2) is in the original before the file is closed or
+//! synced, even if the daemon is killed right after; a large write arrives whole.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::harness::{python3, Repo};
+
+/// A python3 child that runs `script` with `path`, reports "done" after its writes and then
+/// keeps the file open until its stdin closes.
+fn writer(script: &str, path: &std::path::Path) -> (Child, std::process::ChildStdin) {
+    let mut child = python3()
+        .args(["-c", script])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "done", "the writer failed");
+    (child, stdin)
+}
+
+#[test]
+fn acknowledged_write_is_in_the_original_before_close_and_survives_a_kill() {
+    let test = "acknowledged_write_is_in_the_original_before_close_and_survives_a_kill";
+    let seed = 67;
+    let repo = Repo::sample();
+    let rel = "bookmobile/ledger.py";
+    let view_rel = repo.view_path(seed, rel);
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let name = repo.translate(seed, "view", "compute_late_fee");
+    assert_ne!(name, "compute_late_fee");
+    // Append a line naming a function in view words: unbuffered, no fsync, no close.
+    let script = format!(
+        "import os, sys\n\
+         fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)\n\
+         os.write(fd, b'\\n# appended: {name}\\n')\n\
+         print('done', flush=True)\n\
+         sys.stdin.read()"
+    );
+    let (mut child, stdin) = writer(&script, &m.path(&view_rel));
+    let orig = fs::read_to_string(repo.orig.join(rel)).unwrap();
+    assert!(
+        orig.ends_with("\n# appended: compute_late_fee\n"),
+        "the acknowledged write is not in the original while the file is open:\n{orig}"
+    );
+    let pid = crate::killed::daemon_pid(&m.point).expect("the daemon's pid");
+    // SAFETY: kill(2) with a pid read from /proc and a valid signal number.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(m);
+    let after = fs::read_to_string(repo.orig.join(rel)).unwrap();
+    assert_eq!(after, orig, "the original changed after the kill");
+    assert_eq!(
+        repo.status(),
+        format!(" M {rel}\n"),
+        "stray files after the kill"
+    );
+}
+
+#[test]
+fn large_writes_arrive_whole() {
+    let test = "large_writes_arrive_whole";
+    let seed = 68;
+    let repo = Repo::sample();
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    // 6 MiB + 7 bytes in one write(2): full 1 MiB chunks, then a short last piece, which
+    // writes everything back before the call returns.
+    let odd = "import os, sys\n\
+               fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)\n\
+               data = b'x' * (6 << 20) + b'\\nlast\\n'\n\
+               assert os.write(fd, data) == len(data)\n\
+               print('done', flush=True)\n\
+               sys.stdin.read()";
+    let (mut child, stdin) = writer(odd, &m.path("blob_odd.txt"));
+    let orig_odd = repo.orig.join("blob_odd.txt");
+    assert_eq!(fs::metadata(&orig_odd).unwrap().len(), (6 << 20) + 6);
+    drop(stdin);
+    child.wait().unwrap();
+    // Exactly 6 MiB: every chunk is full, the deferred flusher finishes the write-back.
+    let even = "import os, sys\n\
+                fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)\n\
+                assert os.write(fd, b'y' * (6 << 20)) == 6 << 20\n\
+                print('done', flush=True)\n\
+                sys.stdin.read()";
+    let (mut child, stdin) = writer(even, &m.path("blob_even.txt"));
+    let orig_even = repo.orig.join("blob_even.txt");
+    let t0 = Instant::now();
+    while fs::metadata(&orig_even).map(|m| m.len()).unwrap_or(0) != 6 << 20 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the deferred write-back never completed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(stdin);
+    child.wait().unwrap();
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(m.path("blob_even.txt"))
+        .unwrap();
+    f.write_all(b"tail").unwrap();
+    f.sync_all().unwrap();
+    drop(f);
+    assert_eq!(fs::metadata(&orig_even).unwrap().len(), (6 << 20) + 4);
+    m.unmount();
+    let data = fs::read(&orig_odd).unwrap();
+    assert!(data.ends_with(b"x\nlast\n") && data[..6 << 20].iter().all(|b| *b == b'x'));
+}
