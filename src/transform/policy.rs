@@ -388,19 +388,44 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
 /// `name_display` and `_display`. Such a run is looked up by a name built at run time from
 /// data (a node's class name, a template keyword), so it must be renamed exactly when that
 /// data is: the caller freezes the run when the run-time part is frozen.
-pub fn dynamic_rests<'r>(run: &'r str, fragments: &BTreeSet<Fragment>) -> Vec<&'r str> {
-    fragments
-        .iter()
-        .filter_map(|f| {
-            if run.len() <= f.text.len() {
-                None
-            } else if f.prefix {
-                run.strip_prefix(f.text.as_str())
+pub fn dynamic_rests<'r>(run: &'r str, fragments: &FragmentIndex) -> Vec<&'r str> {
+    // Every split of the run is looked up (a run is short; a large repository has thousands
+    // of fragments and tens of thousands of runs).
+    let mut out = Vec::new();
+    for i in 0..=run.len() {
+        if !run.is_char_boundary(i) {
+            continue;
+        }
+        let (head, tail) = run.split_at(i);
+        if !tail.is_empty() && fragments.prefixes.contains(head) {
+            out.push(tail);
+        }
+        if !head.is_empty() && fragments.suffixes.contains(tail) {
+            out.push(head);
+        }
+    }
+    out
+}
+
+/// Dynamic fragments indexed by kind, for [`dynamic_rests`].
+#[derive(Debug, Default)]
+pub struct FragmentIndex {
+    prefixes: HashSet<String>,
+    suffixes: HashSet<String>,
+}
+
+impl FragmentIndex {
+    pub fn new<'f>(fragments: impl IntoIterator<Item = &'f Fragment>) -> FragmentIndex {
+        let mut ix = FragmentIndex::default();
+        for f in fragments {
+            if f.prefix {
+                ix.prefixes.insert(f.text.clone());
             } else {
-                run.strip_suffix(f.text.as_str())
+                ix.suffixes.insert(f.text.clone());
             }
-        })
-        .collect()
+        }
+        ix
+    }
 }
 
 fn next_code_byte(src: &[u8], mut i: usize) -> Option<u8> {
@@ -439,12 +464,15 @@ struct FileFacts<'a> {
 fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
     // One lexer pass serves imports, fragments, the run sets and exposure.
     let mut runs = Vec::new();
-    let mut exposure = Exposure::new(src);
+    // Exposure only matters to the opt-in pure-local rule; it is a third of the lexing cost.
+    let mut exposure = input.release_locals.then(|| Exposure::new(src));
     lexer::scan_python(src, |e| {
         if let lexer::Event::Run(r) = e {
             runs.push(r);
         }
-        exposure.event(e);
+        if let Some(x) = exposure.as_mut() {
+            x.event(e);
+        }
     });
     let fragments = fragments_in_runs(src, &runs);
     let dynamic = fragments
@@ -457,7 +485,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         fragments,
         runs: HashSet::new(),
         code_runs: HashSet::new(),
-        exposed: exposure.finish(),
+        exposed: exposure.map(Exposure::finish).unwrap_or_default(),
     };
     for imp in imports_in_runs(src, &runs) {
         let outside = imp.level == 0
@@ -541,12 +569,16 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     for t in &text_runs {
         all_runs.extend(t.iter().copied());
-        exposed.extend(t.iter().copied());
+        if input.release_locals {
+            exposed.extend(t.iter().copied());
+        }
     }
     for n in &input.names {
         for r in lexer::text_runs(n.as_bytes()) {
             all_runs.insert(&n[r.start..r.end]);
-            exposed.insert(&n[r.start..r.end]);
+            if input.release_locals {
+                exposed.insert(&n[r.start..r.end]);
+            }
         }
     }
     let mut seen: HashSet<String> = HashSet::new();
@@ -563,6 +595,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .iter()
         .chain(input.tree_modules.iter())
         .collect();
+    let fragment_index = FragmentIndex::new(&fragments);
     for run in owned {
         // A run of a dynamic family is renamed only if its run-time part would be renamed
         // wherever that part comes from: as a name (not frozen) and inside strings (a code
@@ -579,7 +612,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             r => r,
         };
         let reason = reason.or_else(|| {
-            dynamic_rests(run, &fragments)
+            dynamic_rests(run, &fragment_index)
                 .into_iter()
                 .any(|rest| {
                     freeze_reason(rest, input, &f).is_some()
