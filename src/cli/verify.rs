@@ -972,8 +972,11 @@ fn auto_freeze(
         if !union.is_empty() && probe(&union, Some(ids))? {
             continue;
         }
+        // Names found for earlier tests stay frozen during this test's search, which looks
+        // only for what it needs in addition (parametrized tests share most culprits).
         let pool: Vec<String> = names
             .iter()
+            .filter(|n| !union.contains(n))
             .filter(|n| {
                 mentions
                     .get(*n)
@@ -986,23 +989,30 @@ fn auto_freeze(
             .filter(|n| in_failure.contains(*n))
             .cloned()
             .collect();
-        let start = if !first.is_empty() && first.len() < pool.len() && probe(&first, Some(ids))? {
+        let base = union.clone();
+        let mut with_base = |s: &[String]| -> Result<bool, CliError> {
+            let all: Vec<String> = base.iter().chain(s.iter()).cloned().collect();
+            probe(&all, Some(ids))
+        };
+        let start = if !first.is_empty() && first.len() < pool.len() && with_base(&first)? {
             first
-        } else if probe(&pool, Some(ids))? {
+        } else if with_base(&pool)? {
             pool
         } else {
-            // This file's tests need names mentioned elsewhere: search globally instead.
+            // This test needs names mentioned elsewhere: search globally instead.
             grouped = false;
             break;
         };
-        for n in ddmin::ddmin(&start, |s: &[String]| probe(s, Some(ids)))? {
+        for n in ddmin::ddmin(&start, &mut with_base)? {
             if !union.contains(&n) {
                 union.push(n);
             }
         }
     }
     let found = if grouped && probe(&union, None)? {
-        union
+        // Each test's search was minimal given the names found before it; one pass over the
+        // (small) union on all the tests makes the whole set 1-minimal.
+        ddmin::ddmin(&union, |s: &[String]| probe(s, None))?
     } else {
         let rest = names.iter().filter(|n| !union.contains(n)).cloned();
         let ordered: Vec<String> = union.iter().cloned().chain(rest).collect();
