@@ -167,3 +167,83 @@ fn grep_finds_no_owned_name_and_hides_caches() {
     );
     m.unmount();
 }
+
+/// Failing commands in the view: the messages the agent sees (tools' errors built from the
+/// filesystem's errnos, Python tracebacks quoting view files) hold no original owned name.
+/// The same commands on the original do show owned names, so the check can fail.
+#[test]
+fn error_messages_show_no_owned_name() {
+    let test = "error_messages_show_no_owned_name";
+    let seed = 13;
+    let repo = Repo::sample();
+    let bundle = repo.bundle_json(seed);
+    let owned: BTreeSet<String> = bundle["owned_runs"]
+        .as_array()
+        .expect("bundle has an owned_runs list")
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    // A script of failing commands, written in original names and run on each side in that
+    // side's names.
+    let script = "cat bookmobile/ledger_missing.py\n\
+                  mkdir bookmobile\n\
+                  rmdir bookmobile\n\
+                  ls bookmobile/rules/missing_rule\n\
+                  cat .git/HEAD\n\
+                  printf 'def close_loan(:\\n' > bookmobile/broken_ledger.py\n\
+                  python3 bookmobile/broken_ledger.py\n\
+                  python3 -c 'import bookmobile.ledger as m, datetime\n\
+                  m.LoanLedger().close_loan(\"QA-1\", datetime.date.today())'\n\
+                  python3 -c 'import bookmobile.missing_module'\n\
+                  true\n";
+    let run = |dir: &std::path::Path, text: &str| -> String {
+        let out = output(Command::new("sh").arg("-c").arg(text).current_dir(dir));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let leaks = |stderr: &str| -> BTreeSet<String> {
+        stderr
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| owned.contains(*w))
+            .map(str::to_string)
+            .collect()
+    };
+    let view_script = repo.translate(seed, "view", script);
+    let in_orig = run(&repo.orig, script);
+    let orig_leaks = leaks(&in_orig);
+    for name in [
+        "bookmobile",
+        "ledger",
+        "close_loan",
+        "loan_record",
+        "shelf_code",
+    ] {
+        assert!(
+            orig_leaks.contains(name),
+            "the original's messages lack `{name}`, so the check proves nothing:\n{in_orig}"
+        );
+    }
+    let _ = fs::remove_file(repo.orig.join("bookmobile/broken_ledger.py"));
+
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let in_view = run(&m.point, &view_script);
+    for kind in [
+        "No such file or directory",
+        "File exists",
+        "Directory not empty",
+        "SyntaxError",
+        "KeyError",
+        "ModuleNotFoundError",
+    ] {
+        assert!(
+            in_view.contains(kind),
+            "the view's messages lack `{kind}`:\n{in_view}"
+        );
+    }
+    let found = leaks(&in_view);
+    assert!(
+        found.is_empty(),
+        "original owned names {found:?} in the view's error messages:\n{in_view}"
+    );
+}
