@@ -6,7 +6,7 @@
 //! changed behind our back is recomputed, never served stale or truncated. Sizes are kept for
 //! every file ever seen; bytes are kept under an LRU byte budget.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fs::Metadata;
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -38,7 +38,9 @@ impl Stamp {
 }
 
 struct Inner {
-    meta: HashMap<PathBuf, (Stamp, u64)>,
+    /// Every key of `bytes` is here too; ordered by path components, so a subtree is one
+    /// contiguous range.
+    meta: BTreeMap<PathBuf, (Stamp, u64)>,
     bytes: LruCache<PathBuf, (Stamp, Arc<Vec<u8>>)>,
     used: usize,
 }
@@ -53,7 +55,7 @@ impl ContentCache {
         ContentCache {
             budget,
             inner: Mutex::new(Inner {
-                meta: HashMap::new(),
+                meta: BTreeMap::new(),
                 bytes: LruCache::unbounded(),
                 used: 0,
             }),
@@ -100,15 +102,16 @@ impl ContentCache {
 
     /// Forget `rel` and everything below it.
     pub fn remove_tree(&self, rel: &Path) {
+        use std::ops::Bound;
         let mut inner = self.inner.lock();
-        inner.meta.retain(|k, _| !k.starts_with(rel));
         let doomed: Vec<PathBuf> = inner
-            .bytes
-            .iter()
-            .filter(|(k, _)| k.starts_with(rel))
+            .meta
+            .range::<Path, _>((Bound::Included(rel), Bound::Unbounded))
+            .take_while(|(k, _)| k.starts_with(rel))
             .map(|(k, _)| k.clone())
             .collect();
         for k in doomed {
+            inner.meta.remove(&k);
             if let Some((_, b)) = inner.bytes.pop(&k) {
                 inner.used -= b.len();
             }
@@ -128,11 +131,23 @@ pub use crate::transform::WRITEBACK_TMP_PREFIX as TMP_PREFIX;
 /// Replace `path` with `bytes` atomically: a temporary file in the same directory, synced,
 /// then renamed over `path`. A crash leaves either the old or the new file, never a mix;
 /// the temporary is removed on every error path we survive.
+/// How far a write-back must get before it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Survives a killed daemon: temp file + rename, whose result the kernel keeps whatever
+    /// happens to the process. Enough for a write request (law 9 is about the daemon).
+    KillSafe,
+    /// Survives a power loss too: the temp file is fsynced before the rename. For fsync(2),
+    /// close of a handle and the unmount.
+    Synced,
+}
+
 pub fn write_atomic(
     path: &Path,
     bytes: &[u8],
     mode: u32,
     owner: Option<(u32, u32)>,
+    durability: Durability,
 ) -> io::Result<()> {
     use std::io::Write;
     let dir = path
@@ -153,11 +168,39 @@ pub fn write_atomic(
             let _ = std::os::unix::fs::fchown(&f, Some(uid), Some(gid));
         }
         f.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
-        f.sync_all()?;
+        if durability == Durability::Synced {
+            f.sync_all()?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remove_tree_forgets_exactly_the_subtree() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        std::fs::write(&f, b"x").unwrap();
+        let stamp = Stamp::of(&std::fs::metadata(&f).unwrap());
+        let c = ContentCache::new(1 << 20);
+        let paths = ["a/b", "a/b/c", "a/b/c/d", "a/b.txt", "a/b2", "a-b"];
+        for p in paths {
+            c.put(Path::new(p), stamp, Arc::new(vec![0u8; 10]));
+        }
+        assert_eq!(c.used(), 60);
+        c.remove_tree(Path::new("a/b"));
+        for p in paths {
+            let gone = ["a/b", "a/b/c", "a/b/c/d"].contains(&p);
+            assert_eq!(c.get(Path::new(p), stamp).is_none(), gone, "{p}");
+            assert_eq!(c.view_len(Path::new(p), stamp).is_none(), gone, "{p}");
+        }
+        assert_eq!(c.used(), 30);
+    }
 }

@@ -5,7 +5,7 @@
 //! that function plus stable numbers; renames move whole subtrees. Inode numbers are never
 //! reused while mounted (forget is ignored), so a stale number can only miss, not alias.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -49,7 +49,9 @@ pub struct Node {
 
 pub struct Table {
     nodes: HashMap<u64, Node>,
-    by_view: HashMap<PathBuf, u64>,
+    /// Ordered by path components, so a subtree is one contiguous range (renames and
+    /// unlinks touch only it, not every node of a large tree).
+    by_view: BTreeMap<PathBuf, u64>,
     next: u64,
 }
 
@@ -57,7 +59,7 @@ impl Table {
     pub fn new() -> Self {
         let mut t = Table {
             nodes: HashMap::new(),
-            by_view: HashMap::new(),
+            by_view: BTreeMap::new(),
             next: ROOT_INO + 1,
         };
         t.nodes.insert(
@@ -85,8 +87,9 @@ impl Table {
     /// Withdraw the trust of the node at `view` and, for a directory, of everything below.
     pub fn distrust(&mut self, view: &Path, subtree: bool) {
         if subtree {
-            for n in self.nodes.values_mut() {
-                if n.view.starts_with(view) {
+            let inos: Vec<u64> = self.subtree(view).map(|(_, i)| *i).collect();
+            for ino in inos {
+                if let Some(n) = self.nodes.get_mut(&ino) {
                     n.trusted = false;
                 }
             }
@@ -129,14 +132,17 @@ impl Table {
         ino
     }
 
+    /// The entries at `view` and below it: a contiguous range in component order.
+    fn subtree<'a>(&'a self, view: &'a Path) -> impl Iterator<Item = (&'a PathBuf, &'a u64)> {
+        use std::ops::Bound;
+        self.by_view
+            .range::<Path, _>((Bound::Included(view), Bound::Unbounded))
+            .take_while(move |(k, _)| k.starts_with(view))
+    }
+
     /// Detach the node at `view` (and its subtree) from the namespace.
     pub fn remove(&mut self, view: &Path) {
-        let doomed: Vec<PathBuf> = self
-            .by_view
-            .keys()
-            .filter(|k| k.starts_with(view))
-            .cloned()
-            .collect();
+        let doomed: Vec<PathBuf> = self.subtree(view).map(|(k, _)| k.clone()).collect();
         for k in doomed {
             if let Some(ino) = self.by_view.remove(&k) {
                 if let Some(n) = self.nodes.get_mut(&ino) {
@@ -155,12 +161,7 @@ impl Table {
             .get(from)
             .and_then(|i| self.nodes.get(i))
             .map(|n| n.backing.clone());
-        let moved: Vec<(PathBuf, u64)> = self
-            .by_view
-            .iter()
-            .filter(|(k, _)| k.starts_with(from))
-            .map(|(k, v)| (k.clone(), *v))
-            .collect();
+        let moved: Vec<(PathBuf, u64)> = self.subtree(from).map(|(k, v)| (k.clone(), *v)).collect();
         for (old, ino) in moved {
             self.by_view.remove(&old);
             let suffix = old.strip_prefix(from).unwrap_or(Path::new(""));
@@ -228,4 +229,46 @@ pub fn is_hidden_original(name: &OsStr) -> bool {
 pub fn is_reserved_view(name: &OsStr) -> bool {
     let b = name.as_bytes();
     b == b".git" || b.starts_with(TMP_PREFIX.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(paths: &[&str]) -> Table {
+        let mut t = Table::new();
+        for p in paths {
+            t.intern(PathBuf::from(p), Backing::Original(PathBuf::from(p)));
+        }
+        t
+    }
+
+    #[test]
+    fn subtree_ops_touch_exactly_the_subtree() {
+        // Siblings that sort right next to `a/b` as strings but are not below it.
+        let paths = [
+            "a", "a/b", "a/b/c", "a/b/c/d", "a/b.txt", "a/b2", "a/bb/c", "a-b", "b",
+        ];
+        let mut t = table(&paths);
+        t.remove(Path::new("a/b"));
+        for p in paths {
+            let gone = ["a/b", "a/b/c", "a/b/c/d"].contains(&p);
+            assert_eq!(t.ino_of(Path::new(p)).is_none(), gone, "{p}");
+        }
+        let mut t = table(&paths);
+        t.rename(
+            Path::new("a/b"),
+            Path::new("z"),
+            &Backing::Original(PathBuf::from("z")),
+        );
+        for p in paths {
+            let moved = ["a/b", "a/b/c", "a/b/c/d"].contains(&p);
+            assert_eq!(t.ino_of(Path::new(p)).is_none(), moved, "{p}");
+        }
+        for p in ["z", "z/c", "z/c/d"] {
+            assert!(t.ino_of(Path::new(p)).is_some(), "{p}");
+        }
+        let n = t.get(t.ino_of(Path::new("z/c/d")).unwrap()).unwrap();
+        assert_eq!(n.backing, Backing::Original(PathBuf::from("z/c/d")));
+    }
 }

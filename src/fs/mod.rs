@@ -19,7 +19,10 @@
 //!   before it is acknowledged, so law 9 holds per write. The one exception is bounded: a
 //!   full-size chunk of a file already larger than [`SYNC_WRITEBACK_MAX`] is written back by
 //!   the deferred flusher (the next smaller chunk, an fsync or the unmount waits for it),
-//!   because re-translating a 50 MB file once per 1 MB chunk would be quadratic.
+//!   because re-translating a 50 MB file once per 1 MB chunk would be quadratic. These
+//!   per-write write-backs are kill-safe (temp + rename) but not fsynced; fsync(2) syncs the
+//!   file, and closes of handles and the unmount write back synced
+//!   ([`Durability`]).
 //!
 //! Lock order: `writeback` -> `state` -> `cache`; transforms run outside `state`.
 
@@ -48,6 +51,7 @@ use parking_lot::Mutex;
 use rayon::prelude::*;
 
 use crate::transform::Transform;
+pub use content::Durability;
 pub use content::Stamp;
 use content::{write_atomic, ContentCache};
 pub use error::{FsError, FsResult};
@@ -861,9 +865,9 @@ impl ViewFs {
 
     /// Save the transform's state next to the scratch tree (atomically; a failure is logged,
     /// never fatal: the original is already written).
-    fn persist_transform_state(&self) {
+    fn persist_transform_state(&self, durability: Durability) {
         if let Some(bytes) = self.transform.save_state() {
-            if let Err(e) = write_atomic(&self.transform_state, &bytes, 0o600, None) {
+            if let Err(e) = write_atomic(&self.transform_state, &bytes, 0o600, None, durability) {
                 tracing::warn!("saving {}: {e}", self.transform_state.display());
             }
         }
@@ -886,10 +890,17 @@ impl ViewFs {
         let base = replaced.unwrap_or_else(|| current.clone());
         let orig = self.to_original_content(rel, view, Some(&base))?;
         if orig != current {
-            write_atomic(path, &orig, m.mode(), Some((m.uid(), m.gid())))
-                .map_err(|e| FsError::eio(format!("write {}", path.display()), e))?;
+            write_atomic(
+                path,
+                &orig,
+                m.mode(),
+                Some((m.uid(), m.gid())),
+                // Like a rename on a native disk: atomic, durable once the caller fsyncs.
+                Durability::KillSafe,
+            )
+            .map_err(|e| FsError::eio(format!("write {}", path.display()), e))?;
         }
-        self.persist_transform_state();
+        self.persist_transform_state(Durability::KillSafe);
         let m = fs::symlink_metadata(path)
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
         self.cache.put(rel, Stamp::of(&m), view.clone());
@@ -1226,7 +1237,7 @@ impl ViewFs {
     }
 
     pub fn flush(&self, ino: u64, _fh: u64) -> FsResult<()> {
-        self.flush_ino(ino)
+        self.flush_ino(ino, Durability::Synced)
     }
 
     pub fn fsync(&self, ino: u64, fh: u64) -> FsResult<()> {
@@ -1237,13 +1248,13 @@ impl ViewFs {
         if let Some(f) = direct {
             return f.sync_all().map_err(|e| FsError::io("fsync scratch", e));
         }
-        self.flush_ino(ino)
+        self.flush_ino(ino, Durability::Synced)
     }
 
     pub fn release(&self, ino: u64, fh: u64) -> FsResult<()> {
         let h = self.state.lock().handles.remove(&fh);
         if let Some(Handle::View { write: true, .. }) = h {
-            let result = self.flush_ino(ino);
+            let result = self.flush_ino(ino, Durability::Synced);
             let mut st = self.state.lock();
             if let Some(b) = st.buffers.get_mut(&ino) {
                 b.writers = b.writers.saturating_sub(1);
@@ -1341,15 +1352,31 @@ impl ViewFs {
             self.deferred_cv.notify_one();
             return Ok(data.len() as u32);
         }
-        self.flush_unheld(ino)?;
+        self.flush_unheld(ino, Durability::KillSafe)?;
         Ok(data.len() as u32)
     }
 
-    /// fsync without a handle: the original holds every write made so far when it returns.
+    /// fsync without a handle: every write made so far is in the original and on the disk
+    /// when it returns (writes were written back kill-safe, not synced, as they came).
     pub fn fsync_ino(&self, ino: u64) -> FsResult<()> {
         let back = self.node(ino)?.1;
         match back {
-            Backing::Original(_) => self.flush_unheld(ino),
+            Backing::Original(_) => {
+                self.flush_unheld(ino, Durability::Synced)?;
+                let path = self.safe_path(&back)?;
+                let f = fs::File::open(&path)
+                    .map_err(|e| FsError::eio(format!("open {}", path.display()), e))?;
+                f.sync_all()
+                    .map_err(|e| FsError::eio(format!("fsync {}", path.display()), e))?;
+                // The rename that put it there is an entry of its directory.
+                if let Some(dir) = path.parent() {
+                    if let Ok(d) = fs::File::open(dir) {
+                        let _ = d.sync_all();
+                    }
+                }
+                self.persist_transform_state(Durability::Synced);
+                Ok(())
+            }
             Backing::Scratch(_) => {
                 let path = self.safe_path(&back)?;
                 let f = fs::File::open(&path)
@@ -1388,8 +1415,8 @@ impl ViewFs {
 
     /// Write back the buffer of `ino`, which no handle holds, and drop it once clean: a
     /// buffer left behind would shadow later changes of the original.
-    fn flush_unheld(&self, ino: u64) -> FsResult<()> {
-        let r = self.flush_ino(ino);
+    fn flush_unheld(&self, ino: u64, durability: Durability) -> FsResult<()> {
+        let r = self.flush_ino(ino, durability);
         let mut st = self.state.lock();
         if let Some(b) = st.buffers.get(&ino) {
             if b.writers == 0 && !b.dirty {
@@ -1414,7 +1441,7 @@ impl ViewFs {
                     self.deferred_cv.wait(&mut d);
                 }
             };
-            if let Err(e) = self.flush_unheld(ino) {
+            if let Err(e) = self.flush_unheld(ino, Durability::KillSafe) {
                 // The buffer stays dirty: the next write, an fsync or the unmount retries.
                 tracing::error!("deferred write-back failed: {e}");
             }
@@ -1426,7 +1453,7 @@ impl ViewFs {
         let inos: Vec<u64> = self.state.lock().buffers.keys().copied().collect();
         let mut first = Ok(());
         for ino in inos {
-            if let Err(e) = self.flush_ino(ino) {
+            if let Err(e) = self.flush_ino(ino, Durability::Synced) {
                 tracing::error!("flush at unmount: {e}");
                 if first.is_ok() {
                     first = Err(e);
@@ -1437,7 +1464,7 @@ impl ViewFs {
     }
 
     /// Write the buffer of `ino` back to the original if dirty.
-    fn flush_ino(&self, ino: u64) -> FsResult<()> {
+    fn flush_ino(&self, ino: u64, durability: Durability) -> FsResult<()> {
         let _wb = self.writeback.lock();
         let (rel, data, generation) = {
             let mut st = self.state.lock();
@@ -1483,10 +1510,10 @@ impl ViewFs {
         };
         let orig = self.to_original_content(&rel, &data, base.as_deref())?;
         if base.as_deref() != Some(orig.as_slice()) {
-            write_atomic(&path, &orig, mode, owner)
+            write_atomic(&path, &orig, mode, owner, durability)
                 .map_err(|e| FsError::eio(format!("write back {}", path.display()), e))?;
         }
-        self.persist_transform_state();
+        self.persist_transform_state(durability);
         let m = fs::symlink_metadata(&path)
             .map_err(|e| FsError::eio(format!("stat {}", path.display()), e))?;
         self.cache.put(&rel, Stamp::of(&m), Arc::new(data));
@@ -1562,7 +1589,7 @@ impl ViewFs {
             // A writer's handle will write it back at flush or release.
             Some(writers) if writers > 0 => return Ok(()),
             // A buffer without a writer (handle-less writes): nothing else will flush it.
-            Some(_) => return self.flush_unheld(ino),
+            Some(_) => return self.flush_unheld(ino, Durability::KillSafe),
             None => {}
         }
         // No writer holds this file: apply the truncation to the original right away.
@@ -1580,7 +1607,7 @@ impl ViewFs {
                 },
             );
         }
-        let r = self.flush_ino(ino);
+        let r = self.flush_ino(ino, Durability::KillSafe);
         let mut st = self.state.lock();
         if let Some(b) = st.buffers.get(&ino) {
             if b.writers == 0 && (!b.dirty || r.is_err()) {
