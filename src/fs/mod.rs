@@ -329,7 +329,8 @@ impl ViewFs {
         &self.root
     }
 
-    /// Stop a running [`ViewFs::scan`] early (at unmount).
+    /// Stop the background work at unmount: a running [`ViewFs::scan`] ends early and the
+    /// deferred flusher returns (what it had not written back, the unmount flush writes).
     pub fn stop_background(&self) {
         self.closing
             .store(true, std::sync::atomic::Ordering::SeqCst);
