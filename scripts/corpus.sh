@@ -6,7 +6,9 @@
 #   scripts/corpus.sh [--seed N] [--only NAME] [--work DIR]
 #
 # CORPUS_VIEW_OPTS adds view options to every export and translate (e.g.
-# CORPUS_VIEW_OPTS=--rename-pure-locals to measure that opt-in rule).
+# CORPUS_VIEW_OPTS=--rename-pure-locals to measure that opt-in rule). CORPUS_FREEZE_DIR=DIR
+# adds `--freeze DIR/NAME.txt` for each project that has such a file (docs/corpus-freeze/
+# holds the lists `verify --auto-freeze` found).
 #
 # Work dir layout (default /var/tmp/schrodinger-corpus):
 #   cache/NAME-VER/      the downloaded sdist (kept between runs)
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
         --seed) SEED="$2"; shift 2 ;;
         --only) ONLY="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "corpus.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -60,12 +62,16 @@ log() { printf '[corpus] %s\n' "$*" >&2; }
 # translate DIRECTION NAME: stdin -> stdout with the project's view options
 translate() {
     # shellcheck disable=SC2086
-    "$BIN" translate --seed "$SEED" --python "$WORK/$2/venv/bin/python" ${CORPUS_VIEW_OPTS:-} \
+    "$BIN" translate --seed "$SEED" --python "$WORK/$2/venv/bin/python" ${VIEW_OPTS:-} \
         --to "$1" "$WORK/$2/original"
 }
 
 run_project() {
     local name=$1 version=$2 root=$3 testpaths=$4 deps=$5 deselect=$6
+    VIEW_OPTS=${CORPUS_VIEW_OPTS:-}
+    if [ -n "${CORPUS_FREEZE_DIR:-}" ] && [ -f "$CORPUS_FREEZE_DIR/$name.txt" ]; then
+        VIEW_OPTS="$VIEW_OPTS --freeze $(cd "$CORPUS_FREEZE_DIR" && pwd)/$name.txt"
+    fi
     local dir="$WORK/$name" cache="$WORK/cache/$name-$version"
     log "== $name $version"
 
@@ -96,7 +102,7 @@ run_project() {
 
     # 3. the view
     # shellcheck disable=SC2086
-    "$BIN" export --seed "$SEED" --python "$py" ${CORPUS_VIEW_OPTS:-} "$dir/original" "$dir/view" \
+    "$BIN" export --seed "$SEED" --python "$py" ${VIEW_OPTS:-} "$dir/original" "$dir/view" \
         2>"$dir/results/export.log"
 
     # 4./5. the same test command on both sides; view paths are translated
@@ -127,7 +133,7 @@ run_project() {
     fi
 
     # 6. compare and measure
-    "$PYTHON" "$ROOT/scripts/corpus_report.py" project --bin "$BIN" --seed "$SEED" \
+    CORPUS_VIEW_OPTS="$VIEW_OPTS" "$PYTHON" "$ROOT/scripts/corpus_report.py" project --bin "$BIN" --seed "$SEED" \
         --python "$py" --name "$name" --version "$version" --dir "$dir"
 }
 
