@@ -76,6 +76,18 @@ fn unittest_same_results_in_view() {
         pyc, "",
         "running the view's tests wrote caches into the original"
     );
+    // Python asks every file it opens whether it is a terminal; an unanswered ioctl would
+    // log a warning per file (the log grows with every test run).
+    let log = m.log();
+    assert!(
+        !log.contains("Not Implemented"),
+        "requests left to fuser's default handler while running the tests:\n{}",
+        log.lines()
+            .filter(|l| l.contains("Not Implemented"))
+            .take(5)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     m.unmount();
     let orig_out = unittest(&repo.orig);
 
