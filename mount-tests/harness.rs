@@ -188,6 +188,11 @@ impl Repo {
         Mount::new(test, &self.orig, &self.dir.path().join(name), seed)
     }
 
+    /// [`Repo::mount`] with extra `schrodinger mount` arguments.
+    pub fn mount_with(&self, test: &str, name: &str, seed: u64, extra: &[&str]) -> Option<Mount> {
+        Mount::with_args(test, &self.orig, &self.dir.path().join(name), seed, extra)
+    }
+
     /// `git status --porcelain` of the original (untracked files listed one by one).
     pub fn status(&self) -> String {
         run_ok(git(&self.orig).args(["status", "--porcelain", "--untracked-files=all"]))
@@ -249,6 +254,16 @@ pub struct Mount {
 
 impl Mount {
     pub fn new(test: &str, orig: &Path, point: &Path, seed: u64) -> Option<Mount> {
+        Mount::with_args(test, orig, point, seed, &[])
+    }
+
+    pub fn with_args(
+        test: &str,
+        orig: &Path,
+        point: &Path,
+        seed: u64,
+        extra: &[&str],
+    ) -> Option<Mount> {
         if !can_mount(test) {
             return None;
         }
@@ -259,7 +274,9 @@ impl Mount {
         fs::create_dir_all(point).unwrap();
         let out = output(
             Command::new(BIN)
-                .args(["mount", "--seed", &seed.to_string(), "--state"])
+                .args(["mount", "--seed", &seed.to_string()])
+                .args(extra)
+                .arg("--state")
                 .arg(&state)
                 .arg(orig)
                 .arg(point),

@@ -41,12 +41,24 @@ fn wait_for(view: &Path, prev: &str, next: &str, what: &str) {
 
 #[test]
 fn original_changes_show_through_untruncated() {
-    let test = "original_changes_show_through_untruncated";
-    let seed = 51;
+    changes_show_through("original_changes_show_through_untruncated", 51, &[]);
+}
+
+/// Without a watcher, short timeouts and files served through handles keep the same promise.
+#[test]
+fn original_changes_show_through_without_a_watcher() {
+    changes_show_through(
+        "original_changes_show_through_without_a_watcher",
+        52,
+        &["--no-watch"],
+    );
+}
+
+fn changes_show_through(test: &str, seed: u64, extra: &[&str]) {
     let repo = Repo::sample();
     let rel = "bookmobile/ledger.py";
     let view_rel = repo.view_path(seed, rel);
-    let Some(m) = repo.mount(test, "mnt", seed) else {
+    let Some(m) = repo.mount_with(test, "mnt", seed, extra) else {
         return;
     };
     let orig_path = repo.orig.join(rel);

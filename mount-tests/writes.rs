@@ -121,3 +121,50 @@ fn large_writes_arrive_whole() {
     let data = fs::read(&orig_odd).unwrap();
     assert!(data.ends_with(b"x\nlast\n") && data[..6 << 20].iter().all(|b| *b == b'x'));
 }
+
+/// The handle path (`--no-watch`): edits are written back at close, `git diff` of the
+/// original is exactly the edits, in original names.
+#[test]
+fn edits_through_handles_without_a_watcher() {
+    let test = "edits_through_handles_without_a_watcher";
+    let seed = 69;
+    let repo = Repo::sample();
+    let ledger = "bookmobile/ledger.py";
+    let desk = "bookmobile/desk.py";
+    let (ledger_view, desk_view) = (repo.view_path(seed, ledger), repo.view_path(seed, desk));
+    let name = repo.translate(seed, "view", "compute_late_fee");
+    let Some(m) = repo.mount_with(test, "mnt", seed, &["--no-watch"]) else {
+        return;
+    };
+    let log = m.log();
+    assert!(
+        log.contains("through handles"),
+        "the mount did not take the handle path:\n{log}"
+    );
+    crate::harness::run_ok(
+        std::process::Command::new("sed")
+            .args(["-i", "s/ = 1000$/ = 2000/"])
+            .arg(m.path(&ledger_view)),
+    );
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(m.path(&desk_view))
+        .unwrap();
+    f.write_all(format!("# see {name}\n").as_bytes()).unwrap();
+    drop(f);
+    // Written back at close: already in the original before the unmount.
+    let desk_now = fs::read_to_string(repo.orig.join(desk)).unwrap();
+    assert!(desk_now.ends_with("# see compute_late_fee\n"), "{desk_now}");
+    m.unmount();
+    let d = repo.diff();
+    assert_eq!(d.files, [desk, ledger], "{}", d.raw);
+    assert_eq!(d.added.len(), 2, "{}", d.raw);
+    assert_eq!(d.removed.len(), 1, "{}", d.raw);
+    assert!(d.removed[0].ends_with(" = 1000"), "{}", d.raw);
+    assert_eq!(
+        d.added[1],
+        d.removed[0].replace(" = 1000", " = 2000"),
+        "{}",
+        d.raw
+    );
+}

@@ -622,7 +622,8 @@ fn config() -> Config {
     c
 }
 
-/// Scan `original`, mount its view at `mountpoint` and serve it on background threads.
+/// Scan `original`, mount its view at `mountpoint` and serve it on background threads;
+/// `watch: false` serves it without a watcher (short timeouts, files through handles).
 /// Returns once the kernel has completed the handshake, i.e. the view answers requests.
 /// Private files (scratch) go under `state`. This is what the daemon runs, and what tests
 /// call directly with a test transform.
@@ -631,6 +632,7 @@ pub fn spawn(
     mountpoint: &Path,
     state: &Path,
     transform: Arc<dyn Transform>,
+    watch: bool,
 ) -> io::Result<Mounted> {
     let options = Options {
         scan_at_new: false,
@@ -639,11 +641,16 @@ pub fn spawn(
     let fs =
         ViewFs::new(original, state, transform, options).map_err(|e| io::Error::other(e.msg))?;
     let fs = Arc::new(fs);
-    let mut watcher = match Watcher::new(&fs) {
-        Ok(w) => Some(w),
-        Err(e) => {
-            tracing::warn!("cannot watch the original ({e}); using {TTL:?} timeouts");
-            None
+    let mut watcher = if !watch {
+        tracing::info!("not watching the original (asked); using {TTL:?} timeouts");
+        None
+    } else {
+        match Watcher::new(&fs) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                tracing::warn!("cannot watch the original ({e}); using {TTL:?} timeouts");
+                None
+            }
         }
     };
     let ttl = if watcher.is_some() { LONG_TTL } else { TTL };

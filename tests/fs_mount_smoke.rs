@@ -39,7 +39,8 @@ fn mount_ls_cat_write_back() {
     .unwrap();
     fs::write(orig.join("alpha_pkg/__pycache__/mod.pyc"), b"\0x").unwrap();
 
-    let mounted = match schrodinger::fuse::spawn(&orig, &mnt, &state, Arc::new(SwapTransform)) {
+    let mounted = match schrodinger::fuse::spawn(&orig, &mnt, &state, Arc::new(SwapTransform), true)
+    {
         Ok(m) => m,
         Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("cannot mount: {e}"),
         Err(e) => {

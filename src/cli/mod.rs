@@ -82,6 +82,12 @@ pub struct MountArgs {
     /// Stay attached to the terminal; Ctrl-C unmounts cleanly.
     #[arg(long)]
     pub foreground: bool,
+    /// Do not watch the original for changes made outside the view (for an original on a
+    /// network filesystem, where inotify sees nothing, or when inotify watches run out). The
+    /// view then revalidates names and attributes every second and serves files through
+    /// handles, written back at close: slower, since every open reaches the daemon.
+    #[arg(long)]
+    pub no_watch: bool,
     /// The original checkout.
     pub original: PathBuf,
     /// Where the view appears (an existing empty directory).

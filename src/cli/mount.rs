@@ -191,6 +191,9 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
             cmd.arg("--rename-pure-locals");
         }
     }
+    if args.no_watch {
+        cmd.arg("--no-watch");
+    }
     cmd.arg("--state")
         .arg(&p.state)
         .arg("--ready-fd")
@@ -334,8 +337,14 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
-    let mounted = crate::fuse::spawn(&p.original, &p.mountpoint, &p.state, transform)
-        .map_err(|e| CliError::io(format!("mount {}", p.mountpoint.display()), e))?;
+    let mounted = crate::fuse::spawn(
+        &p.original,
+        &p.mountpoint,
+        &p.state,
+        transform,
+        !args.no_watch,
+    )
+    .map_err(|e| CliError::io(format!("mount {}", p.mountpoint.display()), e))?;
     let pid_path = pid_file(&p.mountpoint);
     let _ = fs::create_dir_all(RUN_DIR);
     if let Err(e) = fs::write(&pid_path, format!("{}\n", std::process::id())) {
