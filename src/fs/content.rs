@@ -102,12 +102,8 @@ impl ContentCache {
 
     /// Forget `rel` and everything below it.
     pub fn remove_tree(&self, rel: &Path) {
-        use std::ops::Bound;
         let mut inner = self.inner.lock();
-        let doomed: Vec<PathBuf> = inner
-            .meta
-            .range::<Path, _>((Bound::Included(rel), Bound::Unbounded))
-            .take_while(|(k, _)| k.starts_with(rel))
+        let doomed: Vec<PathBuf> = super::inode::subtree(&inner.meta, rel)
             .map(|(k, _)| k.clone())
             .collect();
         for k in doomed {

@@ -132,12 +132,9 @@ impl Table {
         ino
     }
 
-    /// The entries at `view` and below it: a contiguous range in component order.
+    /// The entries at `view` and below it.
     fn subtree<'a>(&'a self, view: &'a Path) -> impl Iterator<Item = (&'a PathBuf, &'a u64)> {
-        use std::ops::Bound;
-        self.by_view
-            .range::<Path, _>((Bound::Included(view), Bound::Unbounded))
-            .take_while(move |(k, _)| k.starts_with(view))
+        subtree(&self.by_view, view)
     }
 
     /// Detach the node at `view` (and its subtree) from the namespace.
@@ -197,6 +194,17 @@ impl Default for Table {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// The entries of `map` at `top` and below it. Paths order by components, so they are one
+/// contiguous range: a rename or unlink touches its subtree, not every entry.
+pub fn subtree<'a, V>(
+    map: &'a BTreeMap<PathBuf, V>,
+    top: &'a Path,
+) -> impl Iterator<Item = (&'a PathBuf, &'a V)> {
+    use std::ops::Bound;
+    map.range::<Path, _>((Bound::Included(top), Bound::Unbounded))
+        .take_while(move |(k, _)| k.starts_with(top))
 }
 
 /// A single, plain path component: not empty, not `.`/`..`, no `/`, no NUL.

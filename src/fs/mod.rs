@@ -1160,12 +1160,10 @@ impl ViewFs {
         umask: u32,
         flags: i32,
     ) -> FsResult<(Attr, Opened)> {
-        let (view, back) = self.child(parent, name)?;
-        self.prepare(&back)?;
-        let path = self.safe_path(&back)?;
-        create_file(&path, mode & !umask & 0o7777, flags)?;
-        let ino = self.state.lock().table.intern(view, back);
-        let opened = self.open(ino, (flags & !libc::O_ACCMODE) | libc::O_RDWR)?;
+        // `create_ino` has applied O_TRUNC already; the handle opens what is there.
+        let ino = self.create_ino(parent, name, mode, umask, flags)?.ino;
+        let flags = flags & !(libc::O_ACCMODE | libc::O_TRUNC);
+        let opened = self.open(ino, flags | libc::O_RDWR)?;
         let attr = self.getattr(ino)?;
         Ok((attr, opened))
     }
@@ -1283,15 +1281,7 @@ impl ViewFs {
         };
         match back {
             Backing::Original(rel) => Ok(slice(&self.view_bytes(&rel)?.0, offset, size)),
-            Backing::Scratch(_) => {
-                let path = self.safe_path(&back)?;
-                let f = fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_NOFOLLOW)
-                    .open(&path)
-                    .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
-                read_at_most(&f, offset, size)
-            }
+            Backing::Scratch(_) => read_at_most(&self.open_backing(&back, false)?, offset, size),
         }
     }
 
@@ -1310,13 +1300,8 @@ impl ViewFs {
         };
         let rel = match back {
             Backing::Scratch(_) => {
-                let path = self.safe_path(&back)?;
-                let f = fs::OpenOptions::new()
-                    .write(true)
-                    .custom_flags(libc::O_NOFOLLOW)
-                    .open(&path)
-                    .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
-                f.write_all_at(data, offset)
+                self.open_backing(&back, true)?
+                    .write_all_at(data, offset)
                     .map_err(|e| FsError::io("write scratch", e))?;
                 return Ok(data.len() as u32);
             }
@@ -1361,30 +1346,27 @@ impl ViewFs {
     /// when it returns (writes were written back kill-safe, not synced, as they came).
     pub fn fsync_ino(&self, ino: u64) -> FsResult<()> {
         let back = self.node(ino)?.1;
-        match back {
-            Backing::Original(_) => {
-                self.flush_unheld(ino, Durability::Synced)?;
-                let path = self.safe_path(&back)?;
-                let f = fs::File::open(&path)
-                    .map_err(|e| FsError::eio(format!("open {}", path.display()), e))?;
-                f.sync_all()
-                    .map_err(|e| FsError::eio(format!("fsync {}", path.display()), e))?;
-                // The rename that put it there is an entry of its directory.
-                if let Some(dir) = path.parent() {
-                    if let Ok(d) = fs::File::open(dir) {
-                        let _ = d.sync_all();
-                    }
-                }
-                self.persist_transform_state(Durability::Synced);
-                Ok(())
-            }
-            Backing::Scratch(_) => {
-                let path = self.safe_path(&back)?;
-                let f = fs::File::open(&path)
-                    .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
-                f.sync_all().map_err(|e| FsError::io("fsync scratch", e))
-            }
+        let original = matches!(back, Backing::Original(_));
+        if original {
+            // Whatever is still buffered goes out like any write-back; the syncs below make
+            // it, and the earlier unsynced write-backs, durable.
+            self.flush_unheld(ino, Durability::KillSafe)?;
         }
+        let eio = |what: &str, e| FsError::eio(format!("fsync {what}"), e);
+        self.open_backing(&back, false)?
+            .sync_all()
+            .map_err(|e| eio("file", e))?;
+        if original {
+            // The rename that put the file there is an entry of its directory.
+            let path = self.safe_path(&back)?;
+            if let Some(dir) = path.parent() {
+                fs::File::open(dir)
+                    .and_then(|d| d.sync_all())
+                    .map_err(|e| eio("directory", e))?;
+            }
+            self.persist_transform_state(Durability::Synced);
+        }
+        Ok(())
     }
 
     /// Create a regular file without opening a handle (the kernel will not send OPEN or
@@ -1412,6 +1394,18 @@ impl ViewFs {
             )?;
         }
         self.getattr(ino)
+    }
+
+    /// Open the file behind `back` by path, for a request without a handle; a symlink put in
+    /// its place is never followed.
+    fn open_backing(&self, back: &Backing, write: bool) -> FsResult<File> {
+        let path = self.safe_path(back)?;
+        fs::OpenOptions::new()
+            .read(!write)
+            .write(write)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(|e| FsError::io(format!("open {}", path.display()), e))
     }
 
     /// Write back the buffer of `ino`, which no handle holds, and drop it once clean: a

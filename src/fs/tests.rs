@@ -776,3 +776,22 @@ fn the_deferred_flusher_writes_back_and_stops_at_unmount() {
     t.join().unwrap();
     assert!(f.fs.state.lock().buffers.is_empty());
 }
+
+#[test]
+fn handle_create_of_an_existing_file_with_o_trunc_empties_it() {
+    let f = fixture();
+    let (a, o) =
+        f.fs.create(
+            ROOT_INO,
+            OsStr::new("README"),
+            0o644,
+            0o022,
+            libc::O_WRONLY | libc::O_TRUNC,
+        )
+        .unwrap();
+    assert_eq!(a.size, 0);
+    assert_eq!(fs::read(f.orig.join("README")).unwrap(), b"");
+    f.fs.write(a.ino, o.fh, 0, b"alpha\n").unwrap();
+    f.fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(fs::read(f.orig.join("README")).unwrap(), b"omega\n");
+}
