@@ -23,13 +23,23 @@ use crate::transform::Transform;
 /// The fuser adapter over a shared [`ViewFs`].
 pub struct FuseFs {
     fs: Arc<ViewFs>,
-    /// Entry and attribute timeout: long while the original is watched, short otherwise.
-    ttl: Duration,
-    /// Files are served without handles (FUSE_NO_OPEN_SUPPORT): the first OPEN and FLUSH are
-    /// answered ENOSYS, after which the kernel sends neither again, nor RELEASE, and keeps
-    /// file contents in its page cache between opens. Only while the original is watched:
-    /// the watcher's invalidations are then the only thing that drops stale pages.
-    no_open: bool,
+    /// A watcher reports every change of the original, so the kernel may cache for long:
+    /// entries and attributes get [`LONG_TTL`] (else [`TTL`]), missing names are cached,
+    /// directories have no OPENDIR, and files are served without handles
+    /// (FUSE_NO_OPEN_SUPPORT: the first OPEN and FLUSH are answered ENOSYS, after which the
+    /// kernel sends neither again, nor RELEASE, and keeps file contents in its page cache
+    /// between opens; the watcher's invalidations are what drops stale pages).
+    watched: bool,
+}
+
+impl FuseFs {
+    fn ttl(&self) -> Duration {
+        if self.watched {
+            LONG_TTL
+        } else {
+            TTL
+        }
+    }
 }
 
 /// Requests made without a handle (the kernel's handle 0 in no-open mode).
@@ -141,13 +151,13 @@ impl Filesystem for FuseFs {
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match self.fs.lookup(parent.0, name) {
-            Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
+            Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
             // While the original is watched, a missing name is cached too (node id 0 is a
             // negative entry): Python's import probes many names that do not exist. Names
             // created in the view replace it in the kernel; the watcher drops it for names
             // created in the original.
-            Err(e) if e.errno == libc::ENOENT && self.ttl == LONG_TTL => {
-                reply.entry(&self.ttl, &attr(&NEGATIVE), Generation(0))
+            Err(e) if e.errno == libc::ENOENT && self.watched => {
+                reply.entry(&self.ttl(), &attr(&NEGATIVE), Generation(0))
             }
             Err(e) => reply.error(errno(&e)),
         }
@@ -155,7 +165,7 @@ impl Filesystem for FuseFs {
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
         match self.fs.getattr(ino.0) {
-            Ok(a) => reply.attr(&self.ttl, &attr(&a)),
+            Ok(a) => reply.attr(&self.ttl(), &attr(&a)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -187,7 +197,7 @@ impl Filesystem for FuseFs {
             mtime: set_time(mtime),
         };
         match self.fs.setattr(ino.0, set) {
-            Ok(a) => reply.attr(&self.ttl, &attr(&a)),
+            Ok(a) => reply.attr(&self.ttl(), &attr(&a)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -209,7 +219,7 @@ impl Filesystem for FuseFs {
         reply: ReplyEntry,
     ) {
         match self.fs.mkdir(parent.0, name, mode, umask) {
-            Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
+            Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -237,7 +247,7 @@ impl Filesystem for FuseFs {
         reply: ReplyEntry,
     ) {
         match self.fs.symlink(parent.0, link_name, target) {
-            Ok(a) => reply.entry(&self.ttl, &attr(&a), Generation(0)),
+            Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -262,7 +272,7 @@ impl Filesystem for FuseFs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        if self.no_open {
+        if self.watched {
             match self.fs.getattr(ino.0) {
                 Ok(a) if a.kind == Kind::Dir => reply.error(Errno::EISDIR),
                 Ok(_) => reply.error(Errno::ENOSYS),
@@ -433,7 +443,7 @@ impl Filesystem for FuseFs {
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
-        if self.ttl == LONG_TTL {
+        if self.watched {
             // ENOSYS tells the kernel to stop sending OPENDIR/RELEASEDIR for this mount
             // (FUSE_NO_OPENDIR_SUPPORT): it then caches listings (FOPEN_KEEP_CACHE |
             // FOPEN_CACHE_DIR) and reads them with handle 0, served by inode.
@@ -447,7 +457,7 @@ impl Filesystem for FuseFs {
             // While the original is watched, listings stay in the kernel's cache: the kernel
             // drops them itself on changes made through the view (and on mtime changes),
             // the watcher on changes made in the original.
-            Ok(fh) if self.ttl == LONG_TTL => reply.opened(
+            Ok(fh) if self.watched => reply.opened(
                 FileHandle(fh),
                 FopenFlags::FOPEN_CACHE_DIR | FopenFlags::FOPEN_KEEP_CACHE,
             ),
@@ -524,10 +534,10 @@ impl Filesystem for FuseFs {
         flags: i32,
         reply: ReplyCreate,
     ) {
-        if self.no_open {
+        if self.watched {
             match self.fs.create_ino(parent.0, name, mode, umask, flags) {
                 Ok(a) => reply.created(
-                    &self.ttl,
+                    &self.ttl(),
                     &attr(&a),
                     Generation(0),
                     FileHandle(NO_HANDLE),
@@ -539,7 +549,7 @@ impl Filesystem for FuseFs {
         }
         match self.fs.create(parent.0, name, mode, umask, flags) {
             Ok((a, o)) => reply.created(
-                &self.ttl,
+                &self.ttl(),
                 &attr(&a),
                 Generation(0),
                 FileHandle(o.fh),
@@ -653,17 +663,16 @@ pub fn spawn(
             }
         }
     };
-    let ttl = if watcher.is_some() { LONG_TTL } else { TTL };
-    let no_open = watcher.is_some();
+    let watched = watcher.is_some();
     tracing::info!(
         "files served {}",
-        if no_open {
+        if watched {
             "without handles (no OPEN/FLUSH/RELEASE; writes written back when acknowledged)"
         } else {
             "through handles (written back at flush, fsync and release)"
         }
     );
-    if no_open {
+    if watched {
         let flushing = fs.clone();
         std::thread::Builder::new()
             .name("schrodinger-flush".into())
@@ -672,8 +681,7 @@ pub fn spawn(
     let session = fuser::spawn_mount(
         FuseFs {
             fs: fs.clone(),
-            ttl,
-            no_open,
+            watched,
         },
         mountpoint,
         &config(),
