@@ -439,8 +439,10 @@ fn reachable_env_names(
     let mut reach = BTreeSet::new();
     let mut todo: Vec<String> = start.into_iter().collect();
     while let Some(g) = todo.pop() {
-        // A copy of the repository installed into the environment is not outside code.
-        if own.contains(&g) || !env.groups.contains_key(&g) || !reach.insert(g.clone()) {
+        // A copy of the repository installed into the environment is not outside code, nor
+        // is one vendored inside another package (group `setuptools._vendor.more_itertools`).
+        let package = g.rsplit('.').next().unwrap_or(&g);
+        if own.contains(package) || !env.groups.contains_key(&g) || !reach.insert(g.clone()) {
             continue;
         }
         if let Some(next) = env.imports.get(&g) {
@@ -670,5 +672,86 @@ mod tests {
             r.swap_content(b"pkg/cards.py", view.as_bytes()),
             src.as_bytes()
         );
+    }
+    /// The real scan script over a made-up site-packages: a package's vendored copy of another
+    /// package is a group of its own, named by its import path and reached through its host.
+    #[test]
+    fn env_scan_keeps_vendored_copies_apart() {
+        let d = tempfile::tempdir().unwrap();
+        let stdlib = d.path().join("stdlib");
+        let site = d.path().join("site");
+        let vendored = site.join("host/_vendor/mine");
+        std::fs::create_dir_all(&stdlib).unwrap();
+        std::fs::create_dir_all(&vendored).unwrap();
+        std::fs::write(site.join("host/__init__.py"), "def host_api(x): pass\n").unwrap();
+        std::fs::write(vendored.join("__init__.py"), "def mine_only(y): pass\n").unwrap();
+        std::fs::write(d.path().join("envscan.py"), ENVSCAN).unwrap();
+        let script = format!(
+            "import json, sys; sys.path.insert(0, {dir:?}); import envscan\n\
+             envscan.roots = lambda: ({stdlib:?}, [{site:?}])\n\
+             print(json.dumps(envscan.scan()))",
+            dir = d.path().to_str().unwrap(),
+            stdlib = stdlib.to_str().unwrap(),
+            site = site.to_str().unwrap(),
+        );
+        let out = Command::new("python3")
+            .args(["-I", "-c", &script])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let scan: EnvScan = serde_json::from_slice(&out.stdout).unwrap();
+        let group = |g: &str| scan.groups.get(g).cloned().unwrap_or_default();
+        assert!(group("host").contains(&"host_api".to_string()));
+        assert!(!group("host").contains(&"mine_only".to_string()));
+        assert!(group("host._vendor.mine").contains(&"mine_only".to_string()));
+        assert_eq!(
+            scan.imports.get("host"),
+            Some(&vec!["host._vendor.mine".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_vendored_copy_of_the_repository_is_not_outside_code() {
+        let env = EnvScan {
+            groups: [
+                ("host".to_string(), vec!["host_api".to_string()]),
+                (
+                    "host._vendor.mine".to_string(),
+                    vec!["mine_only".to_string()],
+                ),
+                (
+                    "host._vendor.other".to_string(),
+                    vec!["other_api".to_string()],
+                ),
+            ]
+            .into_iter()
+            .collect(),
+            imports: [(
+                "host".to_string(),
+                vec![
+                    "host._vendor.mine".to_string(),
+                    "host._vendor.other".to_string(),
+                ],
+            )]
+            .into_iter()
+            .collect(),
+            ..EnvScan::default()
+        };
+        let src: &[u8] = b"import host\n";
+        let python = [("mine/use.py", src)];
+        let modules: BTreeSet<String> = ["host".to_string()].into_iter().collect();
+        let names = |own: &[&str]| {
+            let own: BTreeSet<String> = own.iter().map(|s| s.to_string()).collect();
+            reachable_env_names(&env, &python, &own, &BTreeSet::new(), &modules)
+        };
+        let as_repo = names(&["mine"]);
+        assert!(as_repo.contains("host_api") && as_repo.contains("other_api"));
+        assert!(!as_repo.contains("mine_only"), "{as_repo:?}");
+        // For any other repository the copy is outside code, reached through its host.
+        assert!(names(&["elsewhere"]).contains("mine_only"));
     }
 }

@@ -13,8 +13,10 @@ import os
 import sys
 import sysconfig
 
-SCAN_VERSION = 9
+SCAN_VERSION = 10
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
+# Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
+VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
 
 
 def roots():
@@ -142,6 +144,22 @@ def names_of(t):
             yield from names_of(e)
 
 
+def vendored_group(host, rel):
+    """The group of a file of site-packages package `host` that sits in a vendor folder:
+    its dotted import path up to the vendored package (`pip._vendor.packaging` for
+    `_vendor/packaging/version.py`), else None. Dotted, so a top-level import of the same name
+    (which never loads the private copy) does not reach it."""
+    parts = rel.split(os.sep)
+    for i, part in enumerate(parts[:-1]):
+        if part in VENDOR_DIR_NAMES:
+            name = parts[i + 1]
+            if name.endswith(".py"):
+                name = name[:-3]
+            if name.isidentifier() and name != "__init__":
+                return ".".join([host] + parts[:i + 1] + [name])
+    return None
+
+
 def py_files(top, skip_dirs, skip_under=None):
     for dirpath, dirnames, filenames in os.walk(top):
         # Test suites define names no library user calls; site-packages nested in the
@@ -171,6 +189,7 @@ def scan():
             base |= set(dir(v))
     stdlib, site = roots()
     jobs = [("", f) for f in py_files(stdlib, set(site), skip_under=stdlib)]
+    vendored = {}
     for d in site:
         try:
             entries = sorted(os.listdir(d))
@@ -183,7 +202,11 @@ def scan():
                 jobs.append((e[:-3], p))
             elif os.path.isdir(p) and e.isidentifier():
                 modules.add(e)
-                jobs.extend((e, f) for f in py_files(p, set()))
+                for f in py_files(p, set()):
+                    g = vendored_group(e, os.path.relpath(f, p))
+                    if g:
+                        vendored.setdefault(e, set()).add(g)
+                    jobs.append((g or e, f))
     jobs.sort()
     chunks = [jobs[i::4] for i in range(4)]
     groups = {"": base}
@@ -199,6 +222,11 @@ def scan():
             groups.setdefault(g, set()).update(names)
         for g, i in imps.items():
             group_imports.setdefault(g, set()).update(i)
+    # A vendored copy is its own group, reached through the package that carries it; so a
+    # repository's own code vendored elsewhere (setuptools/_vendor/more_itertools) is dropped
+    # with the repository's other copies instead of freezing every name it defines.
+    for host, gs in vendored.items():
+        group_imports.setdefault(host, set()).update(gs)
     # Builtin and extension modules have no source: import them and list their names.
     dynload = set()
     try:
