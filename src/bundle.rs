@@ -333,12 +333,13 @@ pub fn build_with_env(
     let builtins: BTreeSet<String> = env.builtins.iter().cloned().collect();
     let mut python = Vec::new();
     let mut text = Vec::new();
+    let mut binary = Vec::new();
     for f in &tree.files {
         let name = f.rel.as_os_str().as_encoded_bytes();
         match file_kind(name, &f.content) {
             FileKind::Python => python.push((f.rel.to_str().unwrap_or(""), f.content.as_slice())),
             FileKind::Text => text.push(f.content.as_slice()),
-            FileKind::Binary => {}
+            FileKind::Binary => binary.push(f.content.as_slice()),
         }
     }
     let mut env_names = reachable_env_names(env, &python, &own, &tmods, &env_modules);
@@ -359,6 +360,7 @@ pub fn build_with_env(
     let input = PolicyInput {
         python,
         text,
+        binary,
         names,
         own_modules: &own,
         env_modules: &env_modules,

@@ -35,6 +35,9 @@ pub enum FreezeReason {
     Dynamic,
     /// `__name__` runs: Python's own protocol.
     Dunder,
+    /// Named inside a binary file (a zip archive's member names), which the view serves
+    /// unchanged.
+    Binary,
 }
 
 /// Python keywords and soft keywords (3.12).
@@ -278,6 +281,8 @@ pub struct PolicyInput<'a> {
     pub python: Vec<(&'a str, &'a [u8])>,
     /// Other text files: contents only matter for the vocabulary exclusion.
     pub text: Vec<&'a [u8]>,
+    /// Binary files: served unchanged, so the names stored in them must not change.
+    pub binary: Vec<&'a [u8]>,
     /// Every path component in the tree (file and directory names).
     pub names: Vec<&'a str>,
     /// Module and package names the repository itself provides at its import roots.
@@ -567,6 +572,17 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         code_runs.extend(ff.code_runs.iter().copied());
         exposed.extend(ff.exposed.iter().copied());
     }
+    for b in &input.binary {
+        for r in lexer::text_runs(b) {
+            if let Ok(run) = std::str::from_utf8(&b[r.start..r.end]) {
+                if owned_tokens(run).next().is_some() {
+                    f.frozen_runs
+                        .entry(run.to_string())
+                        .or_insert(FreezeReason::Binary);
+                }
+            }
+        }
+    }
     for t in &text_runs {
         all_runs.extend(t.iter().copied());
         if input.release_locals {
@@ -579,6 +595,13 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             if input.release_locals {
                 exposed.insert(&n[r.start..r.end]);
             }
+        }
+    }
+    for run in &all_runs {
+        if is_dunder_tail(run) {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Dunder);
         }
     }
     let mut seen: HashSet<String> = HashSet::new();
@@ -649,6 +672,13 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     f
 }
 
+/// A run that ends a dunder name without starting one: `dunder_default__` is what
+/// `__dunder_default__` becomes with its leading underscores stripped (attrs makes `__init__`
+/// keyword names that way). The dunder never changes, so neither may its tail.
+pub fn is_dunder_tail(run: &str) -> bool {
+    run.ends_with("__") && !run.starts_with("__") && owned_tokens(run).next().is_some()
+}
+
 /// Whether a run that outside code also names may be renamed all the same: the repository
 /// uses it only as a local variable inside function bodies (no exposed occurrence in any
 /// file, see `scope`), so no value ever reaches outside code under that name, and renaming
@@ -717,6 +747,7 @@ mod tests {
         let input = PolicyInput {
             python: vec![],
             text: vec![],
+            binary: vec![],
             names: vec![],
             own_modules: &own,
             env_modules: &env,
@@ -746,6 +777,7 @@ mod tests {
         let input = PolicyInput {
             python: vec![("shop/cart_items.py", src)],
             text: vec![],
+            binary: vec![],
             names: vec!["shop", "cart_items.py"],
             own_modules: &own,
             env_modules: &env,
@@ -813,6 +845,7 @@ mod tests {
                 ("shop/v.py", dynamic),
             ],
             text: vec![],
+            binary: vec![],
             names: vec!["shop", "cart.py", "other.py", "v.py"],
             own_modules: &own,
             env_modules: &BTreeSet::new(),
@@ -851,6 +884,7 @@ mod tests {
         assert_eq!(f.frozen_runs.get("result"), Some(&FreezeReason::Outside));
         let input = PolicyInput {
             text: vec![],
+            binary: vec![],
             names: vec!["shop", "result.py"],
             ..input
         };
@@ -861,6 +895,10 @@ mod tests {
 #[cfg(test)]
 mod dynamic_tests {
     use super::*;
+
+    fn set(xs: &[&str]) -> BTreeSet<String> {
+        xs.iter().map(|x| x.to_string()).collect()
+    }
 
     #[test]
     fn fragments_that_build_names_are_found() {
@@ -882,5 +920,45 @@ h = "prefix" + tail
         for w in ["plain", "words", "only"] {
             assert!(!t.iter().any(|x| x == w), "unexpected {w}");
         }
+    }
+
+    /// Names that stored data or Python make from repository names stay: a name inside a
+    /// binary file (a zip member), and the tail of a dunder name.
+    #[test]
+    fn names_data_or_python_make_stay() {
+        assert!(is_dunder_tail("dunder_default__"));
+        assert!(!is_dunder_tail("__init__") && !is_dunder_tail("x__"));
+
+        let src: &[u8] = br#"
+def loader(templates):
+    return "templates", "dunder_default__"
+"#;
+        let zip: &[u8] = b"PK\x03\x04\x00\x00t_pack/templates/foo.html\x00\x01";
+        let defined = set(&["loader", "templates"]);
+        let names = set(&["name"]);
+        let empty = BTreeSet::new();
+        let input = PolicyInput {
+            python: vec![("pkg/mod.py", src)],
+            text: vec![],
+            binary: vec![zip],
+            names: vec![],
+            own_modules: &empty,
+            env_modules: &empty,
+            env_names: &names,
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &empty,
+            user: &[],
+            defined: &defined,
+        };
+        let f = analyze(&input);
+        assert!(f.owned_runs.contains("loader"));
+        // A name stored in a binary file, and the tail of a dunder name.
+        assert_eq!(f.frozen_runs.get("templates"), Some(&FreezeReason::Binary));
+        assert!(f.frozen_owned.contains("templates"));
+        assert_eq!(
+            f.frozen_runs.get("dunder_default__"),
+            Some(&FreezeReason::Dunder)
+        );
     }
 }
