@@ -575,7 +575,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     for b in &input.binary {
         for r in lexer::text_runs(b) {
             if let Ok(run) = std::str::from_utf8(&b[r.start..r.end]) {
-                if owned_tokens(run).next().is_some() {
+                // Outside names are frozen anyway (and reported as such).
+                if owned_tokens(run).next().is_some() && !input.env_names.contains(run) {
                     f.frozen_runs
                         .entry(run.to_string())
                         .or_insert(FreezeReason::Binary);
