@@ -333,6 +333,11 @@ pub fn dynamic_fragment_tokens(src: &[u8]) -> Vec<String> {
 pub struct Fragment {
     /// The fixed part (`visit_`, `parse_`, `_display`).
     pub text: String,
+    /// The run as lexed in the string (`s_id` for the fixed part `_id` of `"%s_id"`).
+    pub run: String,
+    /// Whether the string shows the join (`+`, `%`, `{}` next to the run), rather than only
+    /// an underscore at an end of the string (`"_cache"`, which may be a whole name).
+    pub joined: bool,
     /// Whether the run-time part follows the fixed part (`"visit_" + x`): names of the family
     /// start with `text`; otherwise they end with it.
     pub prefix: bool,
@@ -361,8 +366,12 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
             || (quote_after && next_code_byte(src, r.end + 1) == Some(b'+'));
         let dynamic_before = matches!(before, Some(b'%' | b'}'))
             || (quote_before && prev_code_byte(src, r.start - 1) == Some(b'+'));
-        let open_end = run.ends_with('_') && quote_after;
-        let open_start = run.starts_with('_') && matches!(before, Some(b'"' | b'\'' | b'}'));
+        // An open underscore alone does not make a dunder a fragment: `"__init__"` names the
+        // whole (frozen) dunder, and a family of names ending in `__init__` is no reason to
+        // freeze the token `init` everywhere.
+        let open_end = run.ends_with('_') && quote_after && !is_dunder(run);
+        let open_start =
+            run.starts_with('_') && matches!(before, Some(b'"' | b'\'' | b'}')) && !is_dunder(run);
         // `%s_id`: the letter after `%` is the conversion, not a name part.
         let text = if before == Some(b'%') {
             run.get(1..).unwrap_or("")
@@ -375,12 +384,16 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
         if dynamic_after || open_end {
             out.push(Fragment {
                 text: text.to_string(),
+                run: run.to_string(),
+                joined: dynamic_after,
                 prefix: true,
             });
         }
         if dynamic_before || open_start {
             out.push(Fragment {
                 text: text.to_string(),
+                run: run.to_string(),
+                joined: dynamic_before,
                 prefix: false,
             });
         }
@@ -394,22 +407,18 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
 /// data (a node's class name, a template keyword), so it must be renamed exactly when that
 /// data is: the caller freezes the run when the run-time part is frozen.
 pub fn dynamic_rests<'r>(run: &'r str, fragments: &FragmentIndex) -> Vec<&'r str> {
-    // Every split of the run is looked up (a run is short; a large repository has thousands
-    // of fragments and tens of thousands of runs).
-    let mut out = Vec::new();
-    for i in 0..=run.len() {
-        if !run.is_char_boundary(i) {
-            continue;
-        }
-        let (head, tail) = run.split_at(i);
-        if !tail.is_empty() && fragments.prefixes.contains(head) {
-            out.push(tail);
-        }
-        if !head.is_empty() && fragments.suffixes.contains(tail) {
-            out.push(head);
-        }
-    }
-    out
+    fragments.matches(run).into_iter().map(|m| m.rest).collect()
+}
+
+/// How a run belongs to the family of a dynamic fragment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FamilyMatch<'r> {
+    /// The fragment's kind (see [`Fragment::prefix`]).
+    pub prefix: bool,
+    /// The fixed part, as it stands in the run.
+    pub fixed: &'r str,
+    /// The run-time part.
+    pub rest: &'r str,
 }
 
 /// Dynamic fragments indexed by kind, for [`dynamic_rests`].
@@ -420,6 +429,34 @@ pub struct FragmentIndex {
 }
 
 impl FragmentIndex {
+    /// Every way `run` belongs to the family of an indexed fragment.
+    pub fn matches<'r>(&self, run: &'r str) -> Vec<FamilyMatch<'r>> {
+        // Every split of the run is looked up (a run is short; a large repository has
+        // thousands of fragments and tens of thousands of runs).
+        let mut out = Vec::new();
+        for i in 0..=run.len() {
+            if !run.is_char_boundary(i) {
+                continue;
+            }
+            let (head, tail) = run.split_at(i);
+            if !tail.is_empty() && self.prefixes.contains(head) {
+                out.push(FamilyMatch {
+                    prefix: true,
+                    fixed: head,
+                    rest: tail,
+                });
+            }
+            if !head.is_empty() && self.suffixes.contains(tail) {
+                out.push(FamilyMatch {
+                    prefix: false,
+                    fixed: tail,
+                    rest: head,
+                });
+            }
+        }
+        out
+    }
+
     pub fn new<'f>(fragments: impl IntoIterator<Item = &'f Fragment>) -> FragmentIndex {
         let mut ix = FragmentIndex::default();
         for f in fragments {
@@ -456,8 +493,6 @@ fn prev_code_byte(src: &[u8], i: usize) -> Option<u8> {
 struct FileFacts<'a> {
     /// Names imported from outside modules (module path parts and imported names).
     frozen_imports: Vec<String>,
-    /// Tokens of dynamic name fragments.
-    dynamic: Vec<String>,
     fragments: Vec<Fragment>,
     /// Distinct runs of any class, and of code.
     runs: HashSet<&'a str>,
@@ -480,13 +515,8 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         }
     });
     let fragments = fragments_in_runs(src, &runs);
-    let dynamic = fragments
-        .iter()
-        .flat_map(|f| all_tokens(&f.text).filter(|t| t.len() >= MIN_TOKEN_LEN))
-        .collect();
     let mut ff = FileFacts {
         frozen_imports: Vec::new(),
-        dynamic,
         fragments,
         runs: HashSet::new(),
         code_runs: HashSet::new(),
@@ -563,25 +593,21 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .entry(m.clone())
                 .or_insert(FreezeReason::Imported);
         }
-        for t in &ff.dynamic {
-            f.frozen_tokens
-                .entry(t.clone())
-                .or_insert(FreezeReason::Dynamic);
-        }
         all_runs.extend(ff.runs.iter().copied());
         code_runs.extend(ff.code_runs.iter().copied());
         exposed.extend(ff.exposed.iter().copied());
     }
-    for b in &input.binary {
-        for r in lexer::text_runs(b) {
-            if let Ok(run) = std::str::from_utf8(&b[r.start..r.end]) {
-                // Outside names are frozen anyway (and reported as such).
-                if owned_tokens(run).next().is_some() && !input.env_names.contains(run) {
-                    f.frozen_runs
-                        .entry(run.to_string())
-                        .or_insert(FreezeReason::Binary);
-                }
-            }
+    let binary_runs: BTreeSet<&str> = input
+        .binary
+        .par_iter()
+        .flat_map_iter(|b| identifier_runs(b))
+        .collect();
+    for run in binary_runs {
+        // Outside names are frozen anyway (and reported as such).
+        if owned_tokens(run).next().is_some() && !input.env_names.contains(run) {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Binary);
         }
     }
     for t in &text_runs {
@@ -619,6 +645,16 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .iter()
         .chain(input.tree_modules.iter())
         .collect();
+    let whole: HashSet<String> = whole_names(&fragments, &all_runs, input, &f)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    fragments.retain(|fr| !whole.contains(&fr.run));
+    for fr in &fragments {
+        for t in all_tokens(&fr.text).filter(|t| t.len() >= MIN_TOKEN_LEN) {
+            f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
+        }
+    }
     let fragment_index = FragmentIndex::new(&fragments);
     for run in owned {
         // A run of a dynamic family is renamed only if its run-time part would be renamed
@@ -671,6 +707,106 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Module names count as code identifiers: imports and strings name them.
     f.code_runs.extend(input.tree_modules.iter().cloned());
     f
+}
+
+/// Whether a run of a whole name's family would not change the way the name does in strings:
+/// the run is frozen, strings keep it (`kept_in_strings`), or its token boundaries miss the
+/// name (`mapping_validator` ends with `_validator` word for word; `lvalidator` does not).
+pub fn family_member_diverges(
+    run: &str,
+    m: &FamilyMatch<'_>,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> bool {
+    if freeze_reason(run, input, f).is_some() || kept_in_strings(run, input, f) {
+        return true;
+    }
+    let (a, b) = if m.prefix {
+        (m.fixed, m.rest)
+    } else {
+        (m.rest, m.fixed)
+    };
+    !all_tokens(run).eq(all_tokens(a).chain(all_tokens(b)))
+}
+
+/// Whether strings keep a run that the code does not name: a compound with a word that is
+/// frozen on its own (`"_CLI_COMPLETE"` with `cli`), see `Renamer::swap_run`.
+fn kept_in_strings(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
+    !f.code_runs.contains(run) && tokens::word_count(run) >= 2 && has_frozen_word(run, input, f)
+}
+
+/// Whether a word of `run`, as written or lowercase, is frozen as a run of its own: such a
+/// word may come from run-time data that keeps it (`"_CLI_COMPLETE"` compared with
+/// `f"_{prog_name}_COMPLETE"` where the command is the frozen `cli`).
+fn has_frozen_word(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
+    tokens::split(run).into_iter().any(|p| match p {
+        Piece::Word(w, _) => [w.to_string(), w.to_ascii_lowercase()]
+            .iter()
+            .any(|w| freeze_reason(w, input, f).is_some_and(|r| r != FreezeReason::Short)),
+        Piece::Other(_) => false,
+    })
+}
+
+/// The strings among the fragments that are whole names, not halves of a join: the string
+/// shows no join, only an underscore at an end (`"_cache"`), and is a name the code uses
+/// and does not freeze (`self._cache`). Strings swap such a run like the code does, so its
+/// tokens need not be frozen, provided every run of its family (`name.endswith("_cache")`
+/// meets `page_cache`) changes the same way (`family_member_diverges`).
+pub fn whole_names<'f>(
+    fragments: &'f BTreeSet<Fragment>,
+    all_runs: &HashSet<&str>,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> HashSet<&'f str> {
+    let candidate = |fr: &Fragment| {
+        !fr.joined && f.code_runs.contains(&fr.run) && freeze_reason(&fr.run, input, f).is_none()
+    };
+    let candidates: Vec<&Fragment> = fragments.iter().filter(|fr| candidate(fr)).collect();
+    // Only the candidates' families are looked at (a large repository has thousands of
+    // fragments and hundreds of thousands of runs).
+    let index = FragmentIndex::new(candidates.iter().copied());
+    let repo: Vec<&str> = all_runs
+        .iter()
+        .copied()
+        .chain(input.defined.iter().map(String::as_str))
+        .collect();
+    let broken: HashSet<(bool, String)> = repo
+        .par_iter()
+        .flat_map_iter(|run| {
+            index
+                .matches(run)
+                .into_iter()
+                .filter(|m| family_member_diverges(run, m, input, f))
+                .map(|m| (m.prefix, m.fixed.to_string()))
+        })
+        .collect();
+    // A string run is whole only if every fragment read from it is.
+    let not_whole: HashSet<&str> = fragments
+        .iter()
+        .filter(|fr| !candidate(fr) || broken.contains(&(fr.prefix, fr.text.clone())))
+        .map(|fr| fr.run.as_str())
+        .collect();
+    candidates
+        .iter()
+        .map(|fr| fr.run.as_str())
+        .filter(|r| !not_whole.contains(r))
+        .collect()
+}
+
+/// The ASCII identifier runs of arbitrary bytes (a binary file's stored names). Simpler and
+/// faster than the text lexer; it may find a few more runs, which only freezes more.
+fn identifier_runs(b: &[u8]) -> impl Iterator<Item = &str> {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    b.split(move |&c| !word(c))
+        .map(|w| {
+            let start = w
+                .iter()
+                .position(|c| !c.is_ascii_digit())
+                .unwrap_or(w.len());
+            &w[start..]
+        })
+        .filter(|w| w.len() >= MIN_TOKEN_LEN)
+        .filter_map(|w| std::str::from_utf8(w).ok())
 }
 
 /// A run that ends a dunder name without starting one: `dunder_default__` is what
@@ -961,5 +1097,71 @@ def loader(templates):
             f.frozen_runs.get("dunder_default__"),
             Some(&FreezeReason::Dunder)
         );
+    }
+
+    /// A quoted dunder is not a fragment, and neither is a quoted name the code uses whose
+    /// family changes with it; a quoted name the code does not use still freezes its tokens.
+    #[test]
+    fn whole_names_in_strings_are_not_fragments() {
+        let frag = |src: &[u8]| {
+            dynamic_fragments(src)
+                .into_iter()
+                .map(|f| f.text)
+                .collect::<Vec<_>>()
+        };
+        assert!(frag(b"getattr(cls, '__init__')\n").is_empty());
+        assert_eq!(frag(b"x = f'{name}__init__'\n"), ["__init__"]);
+
+        let src: &[u8] = br#"
+class Shelf:
+    def __init__(self):
+        self._cache = {}
+        self._index = {}
+    def page_cache(self):
+        return [n for n in dir(self) if n.endswith("_cache")]
+    def stored(self, name):
+        return getattr(self, "_index"), name.endswith("_store"), name.endswith("_index")
+    def lru_index(self):
+        return getattr(self, "_cache")
+"#;
+        let defined = set(&[
+            "Shelf",
+            "_cache",
+            "_index",
+            "page_cache",
+            "stored",
+            "name",
+            "lru_index",
+        ]);
+        let names = set(&["name", "lru_index", "dir", "getattr"]);
+        let empty = BTreeSet::new();
+        let input = PolicyInput {
+            python: vec![("pkg/shelf.py", src)],
+            text: vec![],
+            binary: vec![],
+            names: vec![],
+            own_modules: &empty,
+            env_modules: &empty,
+            env_names: &names,
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &empty,
+            user: &[],
+            defined: &defined,
+        };
+        let f = analyze(&input);
+        // `"_cache"` is the attribute `_cache`: strings swap it with the code, and
+        // `page_cache` ends with it word for word.
+        assert!(
+            !f.frozen_tokens.contains_key("cache"),
+            "{:?}",
+            f.frozen_tokens
+        );
+        assert!(f.owned_runs.contains("_cache") && f.owned_runs.contains("page_cache"));
+        // `"_store"` names nothing the code uses: a fragment, frozen as before.
+        assert_eq!(f.frozen_tokens.get("store"), Some(&FreezeReason::Dynamic));
+        // `"_index"` is a name too, but `lru_index` (an outside name, so frozen) ends with
+        // it and would keep `_index` while strings change it.
+        assert_eq!(f.frozen_tokens.get("index"), Some(&FreezeReason::Dynamic));
     }
 }
