@@ -597,19 +597,6 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         code_runs.extend(ff.code_runs.iter().copied());
         exposed.extend(ff.exposed.iter().copied());
     }
-    let binary_runs: BTreeSet<&str> = input
-        .binary
-        .par_iter()
-        .flat_map_iter(|b| identifier_runs(b))
-        .collect();
-    for run in binary_runs {
-        // Outside names are frozen anyway (and reported as such).
-        if owned_tokens(run).next().is_some() && !input.env_names.contains(run) {
-            f.frozen_runs
-                .entry(run.to_string())
-                .or_insert(FreezeReason::Binary);
-        }
-    }
     for t in &text_runs {
         all_runs.extend(t.iter().copied());
         if input.release_locals {
@@ -622,6 +609,21 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             if input.release_locals {
                 exposed.insert(&n[r.start..r.end]);
             }
+        }
+    }
+    // Names stored in binary files: only those the rest of the repository also holds matter
+    // (frozen runs are looked up where they occur), which keeps the scan's output small.
+    let binary_runs: HashSet<&str> = input
+        .binary
+        .par_iter()
+        .flat_map_iter(|b| identifier_runs(b).filter(|r| all_runs.contains(r)))
+        .collect();
+    for run in binary_runs {
+        // Outside names are frozen anyway (and reported as such).
+        if owned_tokens(run).next().is_some() && !input.env_names.contains(run) {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Binary);
         }
     }
     for run in &all_runs {
