@@ -426,6 +426,9 @@ pub struct FamilyMatch<'r> {
 pub struct FragmentIndex {
     prefixes: HashSet<String>,
     suffixes: HashSet<String>,
+    /// Every prefix ends and every suffix starts with `_`, so a run can only split next to
+    /// an underscore (most runs have none or one: far fewer lookups).
+    underscore_joins: bool,
 }
 
 impl FragmentIndex {
@@ -434,8 +437,15 @@ impl FragmentIndex {
         // Every split of the run is looked up (a run is short; a large repository has
         // thousands of fragments and tens of thousands of runs).
         let mut out = Vec::new();
+        let bytes = run.as_bytes();
         for i in 0..=run.len() {
             if !run.is_char_boundary(i) {
+                continue;
+            }
+            if self.underscore_joins
+                && !(i > 0 && bytes[i - 1] == b'_')
+                && bytes.get(i) != Some(&b'_')
+            {
                 continue;
             }
             let (head, tail) = run.split_at(i);
@@ -458,11 +468,16 @@ impl FragmentIndex {
     }
 
     pub fn new<'f>(fragments: impl IntoIterator<Item = &'f Fragment>) -> FragmentIndex {
-        let mut ix = FragmentIndex::default();
+        let mut ix = FragmentIndex {
+            underscore_joins: true,
+            ..FragmentIndex::default()
+        };
         for f in fragments {
             if f.prefix {
+                ix.underscore_joins &= f.text.ends_with('_');
                 ix.prefixes.insert(f.text.clone());
             } else {
+                ix.underscore_joins &= f.text.starts_with('_');
                 ix.suffixes.insert(f.text.clone());
             }
         }
@@ -565,7 +580,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
     }
     // Per-file facts in parallel; every distinct run is split into tokens once.
-    let facts: Vec<FileFacts<'_>> = input
+    let mut facts: Vec<FileFacts<'_>> = input
         .python
         .par_iter()
         .map(|(_, src)| file_facts(src, input))
@@ -586,8 +601,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // path (configuration, templates and file names are read by outside code as data).
     let mut exposed: HashSet<&str> = HashSet::new();
     let mut fragments: BTreeSet<Fragment> = BTreeSet::new();
-    for ff in &facts {
-        fragments.extend(ff.fragments.iter().cloned());
+    for ff in &mut facts {
+        fragments.extend(ff.fragments.drain(..));
         for m in &ff.frozen_imports {
             f.frozen_runs
                 .entry(m.clone())
@@ -616,7 +631,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     let binary_runs: HashSet<&str> = input
         .binary
         .par_iter()
-        .flat_map_iter(|b| identifier_runs(b).filter(|r| all_runs.contains(r)))
+        .flat_map_iter(|b| {
+            // Distinct first: a catalog repeats its words, and the big set is slow to probe.
+            let distinct: HashSet<&str> = identifier_runs(b).collect();
+            distinct.into_iter().filter(|r| all_runs.contains(r))
+        })
         .collect();
     for run in binary_runs {
         // Outside names are frozen anyway (and reported as such).
