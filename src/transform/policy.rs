@@ -676,7 +676,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
         }
     }
-    let fragment_index = FragmentIndex::new(&fragments);
+    // Only a join seen in a string (`"visit_" + kind`, `f"get_{f}_display"`) makes names at
+    // run time from data; a string that only shows an open underscore
+    // (`name.endswith("_validator")`) compares whole names, which change alike with the
+    // fragment's tokens frozen.
+    let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
     for run in owned {
         // A run of a dynamic family is renamed only if its run-time part would be renamed
         // wherever that part comes from: as a name (not frozen) and inside strings (a code
@@ -1184,5 +1188,65 @@ class Shelf:
         // `"_index"` is a name too, but `lru_index` (an outside name, so frozen) ends with
         // it and would keep `_index` while strings change it.
         assert_eq!(f.frozen_tokens.get("index"), Some(&FreezeReason::Dynamic));
+    }
+
+    /// Only a join seen in a string makes a family run depend on data: names that a string
+    /// merely compares with (`endswith("_validator")`) are renamed, the fragment's tokens
+    /// frozen; names that a join builds from a data word stay.
+    #[test]
+    fn only_seen_joins_freeze_family_runs() {
+        let src: &[u8] = br#"
+def member_validator(x):
+    return x
+
+def is_check(name):
+    return name.endswith("_validator")
+
+def lookup(obj, word):
+    return getattr(obj, word + "_hook")
+
+def member_hook(x):
+    return x
+"#;
+        let defined = set(&[
+            "member_validator",
+            "is_check",
+            "lookup",
+            "member_hook",
+            "word",
+        ]);
+        let empty = BTreeSet::new();
+        let env = set(&["x", "name", "obj", "getattr"]);
+        let input = PolicyInput {
+            python: vec![("pkg/checks.py", src)],
+            text: vec![],
+            binary: vec![],
+            names: vec![],
+            own_modules: &empty,
+            env_modules: &empty,
+            env_names: &env,
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &empty,
+            user: &[],
+            defined: &defined,
+        };
+        let f = analyze(&input);
+        assert_eq!(
+            f.frozen_tokens.get("validator"),
+            Some(&FreezeReason::Dynamic)
+        );
+        assert_eq!(f.frozen_tokens.get("hook"), Some(&FreezeReason::Dynamic));
+        // `member_validator` keeps `_validator` and still ends with it when renamed.
+        assert!(
+            f.owned_runs.contains("member_validator"),
+            "{:?}",
+            f.frozen_runs
+        );
+        // `member` may come from data (`word`), which strings keep: `member_hook` stays.
+        assert_eq!(
+            f.frozen_runs.get("member_hook"),
+            Some(&FreezeReason::Dynamic)
+        );
     }
 }
