@@ -203,6 +203,47 @@ struct Buffer {
     writers: u32,
 }
 
+impl Buffer {
+    fn new(data: Vec<u8>, dirty: bool) -> Buffer {
+        Buffer {
+            data,
+            dirty,
+            generation: 0,
+            writers: 0,
+        }
+    }
+
+    /// Every change goes through here: dirty, and a new generation.
+    fn changed(&mut self) {
+        self.dirty = true;
+        self.generation += 1;
+    }
+
+    /// Put `data` at `start` (see [`write_start`]), growing the buffer with zeros.
+    fn write_at(&mut self, start: usize, data: &[u8]) {
+        let end = start + data.len();
+        if end > self.data.len() {
+            self.data.resize(end, 0);
+        }
+        self.data[start..end].copy_from_slice(data);
+        self.changed();
+    }
+
+    fn set_len(&mut self, len: usize) {
+        self.data.resize(len, 0);
+        self.changed();
+    }
+}
+
+/// Where a write of `len` bytes at `offset` starts in a buffer, if its end is addressable.
+fn write_start(offset: u64, len: usize) -> FsResult<usize> {
+    let start = usize::try_from(offset).map_err(|_| FsError::new(libc::EFBIG, "offset"))?;
+    start
+        .checked_add(len)
+        .ok_or_else(|| FsError::new(libc::EFBIG, "offset"))?;
+    Ok(start)
+}
+
 enum Handle {
     /// A file of the original, served through the view buffer/cache.
     View {
@@ -1096,9 +1137,7 @@ impl ViewFs {
                     if let Some(b) = st.buffers.get_mut(&ino) {
                         b.writers += 1;
                         if trunc {
-                            b.data.clear();
-                            b.dirty = true;
-                            b.generation += 1;
+                            b.set_len(0);
                         }
                     } else {
                         drop(st);
@@ -1108,12 +1147,7 @@ impl ViewFs {
                             self.view_bytes(&rel)?.0.to_vec()
                         };
                         st = self.state.lock();
-                        let b = st.buffers.entry(ino).or_insert(Buffer {
-                            data,
-                            dirty: trunc,
-                            generation: 0,
-                            writers: 0,
-                        });
+                        let b = st.buffers.entry(ino).or_insert(Buffer::new(data, trunc));
                         b.writers += 1;
                     }
                 }
@@ -1217,17 +1251,7 @@ impl ViewFs {
                     .buffers
                     .get_mut(&ino)
                     .ok_or_else(|| FsError::new(libc::EBADF, "no buffer"))?;
-                let start =
-                    usize::try_from(offset).map_err(|_| FsError::new(libc::EFBIG, "offset"))?;
-                let end = start
-                    .checked_add(data.len())
-                    .ok_or_else(|| FsError::new(libc::EFBIG, "offset"))?;
-                if end > b.data.len() {
-                    b.data.resize(end, 0);
-                }
-                b.data[start..end].copy_from_slice(data);
-                b.dirty = true;
-                b.generation += 1;
+                b.write_at(write_start(offset, data.len())?, data);
                 Ok(data.len() as u32)
             }
             Some(Handle::View { .. }) => Err(FsError::new(libc::EBADF, "not open for writing")),
@@ -1289,10 +1313,7 @@ impl ViewFs {
     /// full-size chunk (`data.len() == MAX_WRITE`) of a file over [`SYNC_WRITEBACK_MAX`],
     /// which the deferred flusher writes back (see the module note).
     pub fn write_ino(&self, ino: u64, offset: u64, data: &[u8]) -> FsResult<u32> {
-        let start = usize::try_from(offset).map_err(|_| FsError::new(libc::EFBIG, "offset"))?;
-        let end = start
-            .checked_add(data.len())
-            .ok_or_else(|| FsError::new(libc::EFBIG, "offset"))?;
+        let start = write_start(offset, data.len())?;
         let (back, unlinked, has_buffer) = {
             let st = self.state.lock();
             let n = st.table.get(ino).ok_or_else(FsError::noent)?;
@@ -1315,18 +1336,10 @@ impl ViewFs {
         };
         let len = {
             let mut st = self.state.lock();
-            let b = st.buffers.entry(ino).or_insert_with(|| Buffer {
-                data: fresh.map(|v| v.to_vec()).unwrap_or_default(),
-                dirty: false,
-                generation: 0,
-                writers: 0,
+            let b = st.buffers.entry(ino).or_insert_with(|| {
+                Buffer::new(fresh.map(|v| v.to_vec()).unwrap_or_default(), false)
             });
-            if end > b.data.len() {
-                b.data.resize(end, 0);
-            }
-            b.data[start..end].copy_from_slice(data);
-            b.dirty = true;
-            b.generation += 1;
+            b.write_at(start, data);
             b.data.len()
         };
         if unlinked {
@@ -1572,9 +1585,7 @@ impl ViewFs {
             let mut st = self.state.lock();
             match st.buffers.get_mut(&ino) {
                 Some(b) => {
-                    b.data.resize(len, 0);
-                    b.dirty = true;
-                    b.generation += 1;
+                    b.set_len(len);
                     Some(b.writers)
                 }
                 None => None,
@@ -1592,15 +1603,7 @@ impl ViewFs {
         data.resize(len, 0);
         {
             let mut st = self.state.lock();
-            st.buffers.insert(
-                ino,
-                Buffer {
-                    data,
-                    dirty: true,
-                    generation: 0,
-                    writers: 0,
-                },
-            );
+            st.buffers.insert(ino, Buffer::new(data, true));
         }
         let r = self.flush_ino(ino, Durability::KillSafe);
         let mut st = self.state.lock();
