@@ -645,13 +645,6 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .or_insert(FreezeReason::Binary);
         }
     }
-    for run in &all_runs {
-        if is_dunder_tail(run) {
-            f.frozen_runs
-                .entry(run.to_string())
-                .or_insert(FreezeReason::Dunder);
-        }
-    }
     let mut seen: HashSet<String> = HashSet::new();
     for run in &all_runs {
         for t in all_tokens(run) {
@@ -832,13 +825,6 @@ fn identifier_runs(b: &[u8]) -> impl Iterator<Item = &str> {
         })
         .filter(|w| w.len() >= MIN_TOKEN_LEN)
         .filter_map(|w| std::str::from_utf8(w).ok())
-}
-
-/// A run that ends a dunder name without starting one: `dunder_default__` is what
-/// `__dunder_default__` becomes with its leading underscores stripped (attrs makes `__init__`
-/// keyword names that way). The dunder never changes, so neither may its tail.
-pub fn is_dunder_tail(run: &str) -> bool {
-    run.ends_with("__") && !run.starts_with("__") && owned_tokens(run).next().is_some()
 }
 
 /// Whether a run that outside code also names may be renamed all the same: the repository
@@ -1088,9 +1074,6 @@ h = "prefix" + tail
     /// binary file (a zip member), and the tail of a dunder name.
     #[test]
     fn names_data_or_python_make_stay() {
-        assert!(is_dunder_tail("dunder_default__"));
-        assert!(!is_dunder_tail("__init__") && !is_dunder_tail("x__"));
-
         let src: &[u8] = br#"
 def loader(templates):
     return "templates", "dunder_default__"
@@ -1119,8 +1102,8 @@ def loader(templates):
         assert_eq!(f.frozen_runs.get("templates"), Some(&FreezeReason::Binary));
         assert!(f.frozen_owned.contains("templates"));
         assert_eq!(
-            f.frozen_runs.get("dunder_default__"),
-            Some(&FreezeReason::Dunder)
+            freeze_reason("dunder_default__", &input, &f),
+            Some(FreezeReason::Dunder)
         );
     }
 

@@ -291,9 +291,12 @@ impl Renamer {
     }
 }
 
-/// `__name__`-style runs are Python's own protocol and never change.
+/// `__name__`-style runs are Python's own protocol and never change; nor does a run that
+/// ends like one (`dunder_default__`): code makes such names from a dunder by stripping its
+/// leading underscores (attrs names `__init__` keywords that way), and the dunder stays.
+/// Asked of a run and of its image alike, since the swap keeps underscores where they are.
 pub fn is_dunder(run: &str) -> bool {
-    run.len() > 4 && run.starts_with("__") && run.ends_with("__")
+    run.len() > 2 && run.ends_with("__")
 }
 
 #[cfg(test)]
@@ -317,6 +320,22 @@ mod tests {
 
     fn swap_py(r: &Renamer, s: &str) -> String {
         String::from_utf8(r.swap_content(b"m.py", s.as_bytes()).into_owned()).unwrap()
+    }
+
+    #[test]
+    fn dunders_and_their_tails_stay() {
+        let r = renamer();
+        // `query_user__` is `__query_user__` with the leading underscores stripped; the
+        // image `ledger_otter__` must come back unchanged too (asked in both directions).
+        let src = "__query__ query_user__ C(query_user__=1) 'query__' __query query_user";
+        assert_eq!(
+            swap_py(&r, src),
+            "__query__ query_user__ C(query_user__=1) 'query__' __ledger ledger_otter"
+        );
+        assert_eq!(
+            swap_py(&r, "ledger_otter__ ledger__"),
+            "ledger_otter__ ledger__"
+        );
     }
 
     #[test]
