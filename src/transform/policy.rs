@@ -312,23 +312,11 @@ pub fn is_outside_module(top: &str, input: &PolicyInput<'_>) -> bool {
     input.env_modules.contains(top) || !input.tree_modules.contains(top)
 }
 
-/// Tokens of string fragments that build names at run time: `"clean_%s"`, `"visit_" + name`,
-/// `f"get_{field}_display"`, `"%s_id"`. A run in a string that touches a format placeholder
-/// (`%`, `{`, `}`), ends with `_`, or is the edge of a literal joined with `+`, names a family
-/// of identifiers whose other half is only known at run time; renaming its tokens would break
-/// the lookup.
-pub fn dynamic_fragment_tokens(src: &[u8]) -> Vec<String> {
-    dynamic_fragments(src)
-        .into_iter()
-        .flat_map(|f| {
-            all_tokens(&f.text)
-                .filter(|t| t.len() >= MIN_TOKEN_LEN)
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-/// A string fragment that builds names at run time, and on which side the run-time part goes.
+/// A string fragment that builds names at run time, and on which side the run-time part goes:
+/// `"clean_%s"`, `"visit_" + name`, `f"get_{field}_display"`, `"%s_id"`. A run in a string
+/// that touches a format placeholder (`%`, `{`, `}`), ends with `_`, or is the edge of a
+/// literal joined with `+`, names a family of identifiers whose other half is only known at
+/// run time; renaming its tokens would break the lookup.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Fragment {
     /// The fixed part (`visit_`, `parse_`, `_display`).
@@ -343,7 +331,14 @@ pub struct Fragment {
     pub prefix: bool,
 }
 
-/// The dynamic name fragments of a file (see `dynamic_fragment_tokens`).
+impl Fragment {
+    /// The tokens a fragment freezes (those long enough to be renamed at all).
+    pub fn tokens(&self) -> impl Iterator<Item = String> + '_ {
+        all_tokens(&self.text).filter(|t| t.len() >= MIN_TOKEN_LEN)
+    }
+}
+
+/// The dynamic name fragments of a file (see [`Fragment`]).
 pub fn dynamic_fragments(src: &[u8]) -> Vec<Fragment> {
     fragments_in_runs(src, &lexer::python_runs(src))
 }
@@ -664,10 +659,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .map(str::to_string)
         .collect();
     fragments.retain(|fr| !whole.contains(&fr.run));
-    for fr in &fragments {
-        for t in all_tokens(&fr.text).filter(|t| t.len() >= MIN_TOKEN_LEN) {
-            f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
-        }
+    for t in fragments.iter().flat_map(Fragment::tokens) {
+        f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
     }
     // Only a join seen in a string (`"visit_" + kind`, `f"get_{f}_display"`) makes names at
     // run time from data; a string that only shows an open underscore
@@ -776,10 +769,9 @@ pub fn whole_names<'f>(
     input: &PolicyInput<'_>,
     f: &Findings,
 ) -> HashSet<&'f str> {
-    let candidate = |fr: &Fragment| {
+    let (candidates, others): (Vec<&Fragment>, Vec<&Fragment>) = fragments.iter().partition(|fr| {
         !fr.joined && f.code_runs.contains(&fr.run) && freeze_reason(&fr.run, input, f).is_none()
-    };
-    let candidates: Vec<&Fragment> = fragments.iter().filter(|fr| candidate(fr)).collect();
+    });
     // Only the candidates' families are looked at (a large repository has thousands of
     // fragments and hundreds of thousands of runs).
     let index = FragmentIndex::new(candidates.iter().copied());
@@ -799,9 +791,13 @@ pub fn whole_names<'f>(
         })
         .collect();
     // A string run is whole only if every fragment read from it is.
-    let not_whole: HashSet<&str> = fragments
+    let not_whole: HashSet<&str> = others
         .iter()
-        .filter(|fr| !candidate(fr) || broken.contains(&(fr.prefix, fr.text.clone())))
+        .chain(
+            candidates
+                .iter()
+                .filter(|fr| broken.contains(&(fr.prefix, fr.text.clone()))),
+        )
         .map(|fr| fr.run.as_str())
         .collect();
     candidates
@@ -1048,6 +1044,30 @@ mod dynamic_tests {
         xs.iter().map(|x| x.to_string()).collect()
     }
 
+    static NONE: BTreeSet<String> = BTreeSet::new();
+
+    /// A repository of one Python file, with these outside and defined names.
+    fn one_file<'a>(
+        src: &'a [u8],
+        env_names: &'a BTreeSet<String>,
+        defined: &'a BTreeSet<String>,
+    ) -> PolicyInput<'a> {
+        PolicyInput {
+            python: vec![("pkg/mod.py", src)],
+            text: vec![],
+            binary: vec![],
+            names: vec![],
+            own_modules: &NONE,
+            env_modules: &NONE,
+            env_names,
+            builtins: &NONE,
+            release_locals: false,
+            tree_modules: &NONE,
+            user: &[],
+            defined,
+        }
+    }
+
     #[test]
     fn fragments_that_build_names_are_found() {
         let src = br#"
@@ -1059,7 +1079,10 @@ e = kind + "_suffix"
 g = "plain words only"
 h = "prefix" + tail
 "#;
-        let t = dynamic_fragment_tokens(src);
+        let t: Vec<String> = dynamic_fragments(src)
+            .iter()
+            .flat_map(|f| f.tokens().collect::<Vec<_>>())
+            .collect();
         for w in [
             "clean", "visit", "get", "display", "ident", "suffix", "prefix",
         ] {
@@ -1081,20 +1104,9 @@ def loader(templates):
         let zip: &[u8] = b"PK\x03\x04\x00\x00t_pack/templates/foo.html\x00\x01";
         let defined = set(&["loader", "templates"]);
         let names = set(&["name"]);
-        let empty = BTreeSet::new();
         let input = PolicyInput {
-            python: vec![("pkg/mod.py", src)],
-            text: vec![],
             binary: vec![zip],
-            names: vec![],
-            own_modules: &empty,
-            env_modules: &empty,
-            env_names: &names,
-            builtins: &BTreeSet::new(),
-            release_locals: false,
-            tree_modules: &empty,
-            user: &[],
-            defined: &defined,
+            ..one_file(src, &names, &defined)
         };
         let f = analyze(&input);
         assert!(f.owned_runs.contains("loader"));
@@ -1142,21 +1154,7 @@ class Shelf:
             "lru_index",
         ]);
         let names = set(&["name", "lru_index", "dir", "getattr"]);
-        let empty = BTreeSet::new();
-        let input = PolicyInput {
-            python: vec![("pkg/shelf.py", src)],
-            text: vec![],
-            binary: vec![],
-            names: vec![],
-            own_modules: &empty,
-            env_modules: &empty,
-            env_names: &names,
-            builtins: &BTreeSet::new(),
-            release_locals: false,
-            tree_modules: &empty,
-            user: &[],
-            defined: &defined,
-        };
+        let input = one_file(src, &names, &defined);
         let f = analyze(&input);
         // `"_cache"` is the attribute `_cache`: strings swap it with the code, and
         // `page_cache` ends with it word for word.
@@ -1198,22 +1196,8 @@ def member_hook(x):
             "member_hook",
             "word",
         ]);
-        let empty = BTreeSet::new();
         let env = set(&["x", "name", "obj", "getattr"]);
-        let input = PolicyInput {
-            python: vec![("pkg/checks.py", src)],
-            text: vec![],
-            binary: vec![],
-            names: vec![],
-            own_modules: &empty,
-            env_modules: &empty,
-            env_names: &env,
-            builtins: &BTreeSet::new(),
-            release_locals: false,
-            tree_modules: &empty,
-            user: &[],
-            defined: &defined,
-        };
+        let input = one_file(src, &env, &defined);
         let f = analyze(&input);
         assert_eq!(
             f.frozen_tokens.get("validator"),
