@@ -756,4 +756,48 @@ mod tests {
         // For any other repository the copy is outside code, reached through its host.
         assert!(names(&["elsewhere"]).contains("mine_only"));
     }
+
+    /// Law 7 for binary files: the view serves them unchanged, so a name stored in one must
+    /// not be a name the view renames, or the original name would show through.
+    #[test]
+    fn no_renamed_name_is_stored_in_a_binary_file() {
+        let py = b"class LoanLedger:\n    pass\n\nclass ShelfCode:\n    pass\n";
+        let blob = b"\x00\x01LoanLedger\x00\xff".to_vec();
+        let tree = Tree {
+            files: vec![
+                TreeFile {
+                    rel: PathBuf::from("pkg/data.bin"),
+                    content: blob.clone(),
+                },
+                TreeFile {
+                    rel: PathBuf::from("pkg/ledger.py"),
+                    content: py.to_vec(),
+                },
+            ],
+            dirs: vec![PathBuf::from("pkg")],
+        };
+        let opts = BuildOptions {
+            seed: 2,
+            levels: vec![2],
+            python: PathBuf::from("python3"),
+            freeze: vec![],
+            cache_dir: None,
+            rename_pure_locals: false,
+        };
+        let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
+        let r = b.renamer().unwrap();
+        assert_eq!(r.swap_content(b"pkg/data.bin", &blob), &blob[..]);
+        let view = String::from_utf8(r.swap_content(b"pkg/ledger.py", py).into_owned()).unwrap();
+        assert!(view.contains("class LoanLedger:"), "{view}");
+        assert!(
+            !view.contains("ShelfCode"),
+            "the test needs a renamed name: {view}"
+        );
+        for run in &b.owned_runs {
+            assert!(
+                !blob.windows(run.len()).any(|w| w == run.as_bytes()),
+                "{run} is renamed but stored in a binary file"
+            );
+        }
+    }
 }
