@@ -38,8 +38,17 @@ fn listing_shows_no_renamed_original_component() {
     let Some(m) = repo.mount(test, "mnt", seed) else {
         return;
     };
-    let find = run_ok(Command::new("find").arg(".").current_dir(&m.point));
-    let ls = run_ok(Command::new("ls").args(["-R", "-a"]).current_dir(&m.point));
+    // The view's `.git` is the shadow repository, whose contents `git.rs` checks.
+    let find = run_ok(
+        Command::new("find")
+            .args([".", "-path", "./.git", "-prune", "-o", "-print"])
+            .current_dir(&m.point),
+    );
+    let ls = run_ok(
+        Command::new("ls")
+            .args(["-R", "-a", "-I", ".git"])
+            .current_dir(&m.point),
+    );
     let mut seen_paths = BTreeSet::new();
     for line in find.lines() {
         let p = line.strip_prefix("./").unwrap_or(line);
@@ -144,6 +153,10 @@ fn grep_finds_no_owned_name_and_hides_caches() {
         Command::new("find")
             .args([
                 ".",
+                "-path",
+                "./.git",
+                "-prune",
+                "-o",
                 "(",
                 "-name",
                 ".git",
@@ -159,11 +172,16 @@ fn grep_finds_no_owned_name_and_hides_caches() {
             .current_dir(&m.point),
     );
     assert_eq!(hidden, "", "the view shows hidden things");
-    let top = run_ok(Command::new("ls").arg("-a").current_dir(&m.point));
-    assert!(!top.lines().any(|l| l == ".git"), "ls -a shows .git: {top}");
-    assert!(
-        !m.path(".git").exists(),
-        "stat of .git succeeds in the view"
+    // The `.git` the view shows is its own shadow repository, not the original's.
+    let view_head = run_ok(
+        Command::new("git")
+            .args(["rev-parse", "HEAD"])
+            .current_dir(&m.point),
+    );
+    let orig_head = run_ok(crate::harness::git(&repo.orig).args(["rev-parse", "HEAD"]));
+    assert_ne!(
+        view_head, orig_head,
+        "the view's HEAD is the original's commit"
     );
     m.unmount();
 }

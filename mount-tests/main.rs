@@ -8,6 +8,7 @@
 
 mod bad_input;
 mod edits;
+mod git;
 mod harness;
 mod killed;
 mod leak;

@@ -637,15 +637,33 @@ fn config() -> Config {
 /// Returns once the kernel has completed the handshake, i.e. the view answers requests.
 /// Private files (scratch) go under `state`. This is what the daemon runs, and what tests
 /// call directly with a test transform.
+/// Work to run on the background thread once the view answers, before the eager scan (the
+/// shadow repository's build, which primes the content cache the scan then finds full).
+pub type BeforeScan = Box<dyn FnOnce(&Arc<ViewFs>) + Send>;
+
+/// What a mount adds to the plain view of a tree when the original is a git work tree.
+#[derive(Default)]
+pub struct Extras {
+    /// Builds the shadow repository (see [`BeforeScan`]).
+    pub before_scan: Option<BeforeScan>,
+    /// The original's committed bytes of a path (see [`crate::fs::Options::committed`]).
+    pub committed: Option<crate::fs::Committed>,
+}
+
 pub fn spawn(
     original: &Path,
     mountpoint: &Path,
     state: &Path,
     transform: Arc<dyn Transform>,
     watch: bool,
+    extras: Extras,
 ) -> io::Result<Mounted> {
+    let before_scan = extras.before_scan;
     let options = Options {
         scan_at_new: false,
+        mountpoint: Some(mountpoint.to_path_buf()),
+        shadow_pending: before_scan.is_some(),
+        committed: extras.committed,
         ..Options::default()
     };
     let fs =
@@ -694,7 +712,17 @@ pub fn spawn(
     let scanning = fs.clone();
     std::thread::Builder::new()
         .name("schrodinger-scan".into())
-        .spawn(move || scanning.scan())?;
+        .spawn(move || {
+            if let Some(work) = before_scan {
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&scanning)));
+                if r.is_err() {
+                    tracing::error!("the work before the scan panicked");
+                }
+                // Whatever happened, requests for `.git` must not wait any longer.
+                scanning.release_shadow();
+            }
+            scanning.scan()
+        })?;
     Ok(Mounted {
         watcher,
         fs,

@@ -8,4 +8,5 @@ pub mod bundle;
 pub mod cli;
 pub mod fs;
 pub mod fuse;
+pub mod shadow;
 pub mod transform;

@@ -39,8 +39,14 @@ fn mount_ls_cat_write_back() {
     .unwrap();
     fs::write(orig.join("alpha_pkg/__pycache__/mod.pyc"), b"\0x").unwrap();
 
-    let mounted = match schrodinger::fuse::spawn(&orig, &mnt, &state, Arc::new(SwapTransform), true)
-    {
+    let mounted = match schrodinger::fuse::spawn(
+        &orig,
+        &mnt,
+        &state,
+        Arc::new(SwapTransform),
+        true,
+        Default::default(),
+    ) {
         Ok(m) => m,
         Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("cannot mount: {e}"),
         Err(e) => {

@@ -282,18 +282,62 @@ fn init_logging(state: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The view's transform. Debug builds only: `SCHRODINGER_TEST_SWAP_TRANSFORM=1` uses the
+/// The view's transform, and a second, fresh one of the same bundle for rendering the
+/// original's HEAD into the shadow repository (it must not disturb the live transform's
+/// remembered layouts). Debug builds only: `SCHRODINGER_TEST_SWAP_TRANSFORM=1` uses the
 /// alpha<->omega test double, so the daemon path can be tested end to end before the real
 /// core exists; release builds have no such switch.
-fn transform_for(
-    args: &MountArgs,
-    p: &Plan,
-) -> Result<std::sync::Arc<dyn crate::transform::Transform>, CliError> {
+type Transforms = (
+    std::sync::Arc<dyn crate::transform::Transform>,
+    std::sync::Arc<dyn crate::transform::Transform>,
+);
+
+fn transforms_for(args: &MountArgs, p: &Plan) -> Result<Transforms, CliError> {
     #[cfg(debug_assertions)]
     if std::env::var_os("SCHRODINGER_TEST_SWAP_TRANSFORM").is_some() {
-        return Ok(std::sync::Arc::new(crate::fs::testing::SwapTransform));
+        let t = std::sync::Arc::new(crate::fs::testing::SwapTransform);
+        return Ok((t.clone(), t));
     }
-    super::build_transform(&p.original, &args.view, Some(&p.state))
+    let b = super::build_bundle(&p.original, &args.view)?;
+    Ok((
+        std::sync::Arc::new(super::transform_of(&b, Some(&p.state))?),
+        std::sync::Arc::new(super::transform_of(&b, None)?),
+    ))
+}
+
+/// The work that builds the view's `.git` on the background thread, when the state
+/// directory has none yet (once built, it is the agent's repository: never rebuilt).
+fn shadow_work(
+    p: &Plan,
+    fresh: std::sync::Arc<dyn crate::transform::Transform>,
+    prime: bool,
+) -> Option<crate::fuse::BeforeScan> {
+    let target = p.state.join("scratch").join(crate::fs::inode::SHADOW_GIT);
+    if target.exists() || crate::shadow::original_git_dir(&p.original).is_none() {
+        return None;
+    }
+    let original = p.original.clone();
+    let roots = crate::fs::links::Roots {
+        original: p.original.clone(),
+        view: Some(p.mountpoint.clone()),
+    };
+    Some(Box::new(move |fs: &std::sync::Arc<crate::fs::ViewFs>| {
+        let primer = |rel: &Path, m: &fs::Metadata, view: std::sync::Arc<Vec<u8>>| {
+            if prime {
+                fs.prime(rel, m, view);
+            }
+        };
+        match crate::shadow::build(&original, &target, fresh.as_ref(), &roots, &primer) {
+            Ok(Some(b)) => tracing::info!(
+                tree = b.tree_entries,
+                index = b.index_entries,
+                trusted = b.trusted,
+                "the view's .git is ready"
+            ),
+            Ok(None) => tracing::info!("the original is not a git work tree: no .git in the view"),
+            Err(e) => tracing::error!("cannot build the view's .git: {e}"),
+        }
+    }))
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -331,7 +375,14 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
         .map_err(|e| CliError::io(format!("state {}", p.state.display()), e))?;
     init_logging(&p.state)?;
     tracing::info!(original = %p.original.display(), mountpoint = %p.mountpoint.display(), "starting");
-    let transform = transform_for(args, p)?;
+    let (transform, fresh) = transforms_for(args, p)?;
+    // Rendering HEAD with a fresh transform gives the live view's bytes for every unchanged
+    // file as long as the live one remembers no layout from an earlier session.
+    let prime = !transform.remembers_state();
+    let extras = crate::fuse::Extras {
+        before_scan: shadow_work(p, fresh, prime),
+        committed: crate::shadow::committed(&p.original),
+    };
     // SAFETY: `on_signal` only stores to an atomic, which is async-signal-safe.
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
@@ -343,6 +394,7 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
         &p.state,
         transform,
         !args.no_watch,
+        extras,
     )
     .map_err(|e| CliError::io(format!("mount {}", p.mountpoint.display()), e))?;
     let pid_path = pid_file(&p.mountpoint);

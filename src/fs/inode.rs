@@ -6,11 +6,14 @@
 //! reused while mounted (forget is ignored), so a stale number can only miss, not alias.
 
 use std::collections::{BTreeMap, HashMap};
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use super::content::TMP_PREFIX;
+use super::error::{FsError, FsResult};
+use crate::transform::Transform;
 
 pub const ROOT_INO: u64 = 1;
 
@@ -222,10 +225,14 @@ fn is_bytecode(b: &[u8]) -> bool {
     b.ends_with(b".pyc") || b.ends_with(b".pyo")
 }
 
+/// The view's `.git`: the shadow repository, which lives in the scratch tree like the tool
+/// caches (the original's own `.git` is hidden).
+pub const SHADOW_GIT: &str = ".git";
+
 /// Tool-generated names whose files live in the scratch tree, never in the original.
 pub fn is_scratch_name(name: &OsStr) -> bool {
     let b = name.as_bytes();
-    b == b"__pycache__" || b == b".pytest_cache" || is_bytecode(b)
+    b == b"__pycache__" || b == b".pytest_cache" || b == SHADOW_GIT.as_bytes() || is_bytecode(b)
 }
 
 /// Original entries the view never shows (see `transform::hidden_in_original`).
@@ -233,10 +240,56 @@ pub fn is_hidden_original(name: &OsStr) -> bool {
     crate::transform::hidden_in_original(name.as_bytes())
 }
 
+/// The original name of view component `name`: one plain component that is not hidden.
+pub fn original_name(t: &dyn Transform, name: &OsStr) -> FsResult<OsString> {
+    let r = catch_unwind(AssertUnwindSafe(|| t.name_to_original(name)))
+        .map_err(|_| FsError::new(libc::EINVAL, "name_to_original panicked"))?;
+    let orig = r?;
+    if !is_plain_component(&orig) {
+        return Err(FsError::new(
+            libc::EINVAL,
+            "name does not translate to one component",
+        ));
+    }
+    if is_hidden_original(&orig) {
+        return Err(FsError::new(
+            libc::EACCES,
+            "name translates to a hidden name",
+        ));
+    }
+    Ok(orig)
+}
+
+/// The view name of original component `name`, when it has one that comes back to it (an
+/// entry whose name does not come back would be unreachable; better not listed at all).
+pub fn view_name(t: &dyn Transform, name: &OsStr) -> Option<OsString> {
+    let v = catch_unwind(AssertUnwindSafe(|| t.name_to_view(name))).ok()?;
+    if !is_plain_component(&v) || is_scratch_name(&v) || is_reserved_view(&v) {
+        return None;
+    }
+    match original_name(t, &v) {
+        Ok(back) if back == name => Some(v),
+        _ => None,
+    }
+}
+
+/// The view path of original path `rel`, when every component is visible and has a view name.
+pub fn view_path(t: &dyn Transform, rel: &Path) -> Option<PathBuf> {
+    let mut view = PathBuf::new();
+    for c in rel.components() {
+        let name = c.as_os_str();
+        if is_hidden_original(name) {
+            return None;
+        }
+        view.push(view_name(t, name)?);
+    }
+    Some(view)
+}
+
 /// View names that are reserved (neither original nor scratch).
 pub fn is_reserved_view(name: &OsStr) -> bool {
     let b = name.as_bytes();
-    b == b".git" || b.starts_with(TMP_PREFIX.as_bytes())
+    b.starts_with(TMP_PREFIX.as_bytes())
 }
 
 #[cfg(test)]

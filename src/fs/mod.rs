@@ -29,6 +29,7 @@
 pub mod content;
 pub mod error;
 pub mod inode;
+pub mod links;
 #[doc(hidden)]
 pub mod testing;
 pub mod watch;
@@ -67,6 +68,10 @@ pub const MAX_WRITE: u32 = 1 << 20;
 /// Handle-less writes to files up to this size are written back before they are
 /// acknowledged, whatever their size; above it, full-size chunks are deferred (module note).
 pub const SYNC_WRITEBACK_MAX: usize = 4 << 20;
+
+/// Largest file whose bytes are kept after it is deleted or emptied through the view, so that
+/// writing it again inverts against them (see `ViewFs::flush_ino`).
+pub const TOMBSTONE_MAX: u64 = 8 << 20;
 
 /// Default byte budget for cached view contents.
 pub const DEFAULT_CACHE_BUDGET: usize = 256 << 20;
@@ -177,13 +182,24 @@ pub struct StatFs {
 }
 
 /// Tuning knobs.
-#[derive(Debug, Clone)]
+/// Looks up the original's committed bytes of an original path (see [`Options::committed`]).
+pub type Committed = Arc<dyn Fn(&Path) -> Option<Vec<u8>> + Send + Sync>;
+
+#[derive(Clone)]
 pub struct Options {
     pub cache_budget: usize,
     /// Compute every file's view in [`ViewFs::new`]. The mount turns this off and calls
     /// [`ViewFs::scan`] on a background thread once the view answers, so mounting does not
     /// wait for the transform of the whole tree (requests compute what they need first).
     pub scan_at_new: bool,
+    /// Where the view is mounted: absolute symlink targets into the original are shown there.
+    pub mountpoint: Option<PathBuf>,
+    /// The original's committed content of a path (the base commit's blob), for files written
+    /// as new: see `ViewFs::flush_ino`.
+    pub committed: Option<Committed>,
+    /// The shadow repository (the view's `.git`) is still being built: the root lists `.git`
+    /// and every request for it waits until [`ViewFs::release_shadow`].
+    pub shadow_pending: bool,
 }
 
 impl Default for Options {
@@ -191,6 +207,9 @@ impl Default for Options {
         Options {
             cache_budget: DEFAULT_CACHE_BUDGET,
             scan_at_new: true,
+            mountpoint: None,
+            committed: None,
+            shadow_pending: false,
         }
     }
 }
@@ -278,6 +297,8 @@ pub const TRANSFORM_STATE_FILE: &str = "layouts.json";
 
 pub struct ViewFs {
     root: PathBuf,
+    /// The original root and the mountpoint, for absolute symlink targets.
+    roots: links::Roots,
     scratch: PathBuf,
     /// Where the transform's own state (Level 3 layouts) is saved after each write-back, so a
     /// remount with the same state directory reads back exactly what was written.
@@ -293,6 +314,13 @@ pub struct ViewFs {
     /// Inodes whose handle-less writes wait for the deferred flusher.
     deferred: Mutex<std::collections::BTreeSet<u64>>,
     deferred_cv: parking_lot::Condvar,
+    /// The last original bytes of files deleted or emptied through the view, by original path,
+    /// until the path is written again (see `flush_ino`).
+    tombstones: Mutex<HashMap<PathBuf, Vec<u8>>>,
+    committed: Option<Committed>,
+    /// True while the shadow repository is being built (see [`Options::shadow_pending`]).
+    shadow_pending: Mutex<bool>,
+    shadow_cv: parking_lot::Condvar,
 }
 
 fn to_time(secs: i64, nsecs: i64) -> SystemTime {
@@ -341,6 +369,11 @@ impl ViewFs {
             .canonicalize()
             .map_err(|e| FsError::io(format!("scratch {}", scratch.display()), e))?;
         let fs = ViewFs {
+            committed: options.committed.clone(),
+            roots: links::Roots {
+                original: root.clone(),
+                view: options.mountpoint.clone(),
+            },
             root,
             transform_state: state.join(TRANSFORM_STATE_FILE),
             scratch,
@@ -358,6 +391,9 @@ impl ViewFs {
             watched: std::sync::atomic::AtomicBool::new(false),
             deferred: Mutex::new(std::collections::BTreeSet::new()),
             deferred_cv: parking_lot::Condvar::new(),
+            tombstones: Mutex::new(HashMap::new()),
+            shadow_pending: Mutex::new(options.shadow_pending),
+            shadow_cv: parking_lot::Condvar::new(),
         };
         if options.scan_at_new {
             fs.scan();
@@ -375,9 +411,32 @@ impl ViewFs {
     pub fn stop_background(&self) {
         self.closing
             .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.shadow_cv.notify_all();
         // Under the lock the flusher checks `closing` with, so the wake-up cannot be missed.
         let _d = self.deferred.lock();
         self.deferred_cv.notify_all();
+    }
+
+    /// The shadow repository is in place (or could not be built): requests for `.git` go on.
+    pub fn release_shadow(&self) {
+        *self.shadow_pending.lock() = false;
+        self.shadow_cv.notify_all();
+    }
+
+    /// Wait while the shadow repository is being built (never past the unmount).
+    fn wait_shadow(&self) {
+        let mut pending = self.shadow_pending.lock();
+        while *pending && !self.closing.load(std::sync::atomic::Ordering::SeqCst) {
+            self.shadow_cv
+                .wait_for(&mut pending, Duration::from_millis(200));
+        }
+    }
+
+    /// Cache the view of original file `rel`, rendered elsewhere from the bytes that `m`
+    /// describes (the shadow repository renders every unchanged file once; the scan and the
+    /// first `git status` then find them ready).
+    pub fn prime(&self, rel: &Path, m: &Metadata, view: Arc<Vec<u8>>) {
+        self.cache.put(rel, Stamp::of(m), view);
     }
 
     /// Compute (and cache) the view of every regular file of the original, in parallel.
@@ -422,15 +481,7 @@ impl ViewFs {
 
     /// The view path of original path `rel`, when every component has a view name.
     fn view_of_original(&self, rel: &Path) -> Option<PathBuf> {
-        let mut view = PathBuf::new();
-        for c in rel.components() {
-            let name = c.as_os_str();
-            if is_hidden_original(name) {
-                return None;
-            }
-            view.push(self.to_view_name(name)?);
-        }
-        Some(view)
+        inode::view_path(self.transform.as_ref(), rel)
     }
 
     /// What the kernel must forget after original path `rel` changed behind the view.
@@ -504,34 +555,11 @@ impl ViewFs {
     }
 
     fn to_original_name(&self, name: &OsStr) -> FsResult<OsString> {
-        let r = catch_unwind(AssertUnwindSafe(|| self.transform.name_to_original(name)))
-            .map_err(|_| FsError::new(libc::EINVAL, "name_to_original panicked"))?;
-        let orig = r?;
-        if !is_plain_component(&orig) {
-            return Err(FsError::new(
-                libc::EINVAL,
-                "name does not translate to one component",
-            ));
-        }
-        if is_hidden_original(&orig) {
-            return Err(FsError::new(
-                libc::EACCES,
-                "name translates to a hidden name",
-            ));
-        }
-        Ok(orig)
+        inode::original_name(self.transform.as_ref(), name)
     }
 
     fn to_view_name(&self, name: &OsStr) -> Option<OsString> {
-        let v = catch_unwind(AssertUnwindSafe(|| self.transform.name_to_view(name))).ok()?;
-        // An entry whose name does not come back is unreachable; better not listed at all.
-        if !is_plain_component(&v) || is_scratch_name(&v) || is_reserved_view(&v) {
-            return None;
-        }
-        match self.to_original_name(&v) {
-            Ok(back) if back == name => Some(v),
-            _ => None,
-        }
+        inode::view_name(self.transform.as_ref(), name)
     }
 
     // ---------------------------------------------------------------- paths
@@ -568,6 +596,9 @@ impl ViewFs {
 
     /// View path and backing of child `name` of directory `parent`.
     fn child(&self, parent: u64, name: &OsStr) -> FsResult<(PathBuf, Backing)> {
+        if parent == ROOT_INO && name == inode::SHADOW_GIT {
+            self.wait_shadow();
+        }
         let (pview, pback) = self.node(parent)?;
         if !is_plain_component(name) {
             return Err(FsError::new(libc::EINVAL, "not a plain name"));
@@ -646,6 +677,14 @@ impl ViewFs {
         let path = self.disk(b);
         let m = fs::symlink_metadata(&path)
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
+        if m.file_type().is_symlink() {
+            // The size of a link is the length of the target the view serves.
+            let size = match (b, fs::read_link(&path)) {
+                (Backing::Original(_), Ok(t)) => self.link_to_view(t.as_os_str().as_bytes()).len(),
+                _ => m.len() as usize,
+            };
+            return Ok(attr_from(ino, &m, size as u64));
+        }
         if !m.is_file() {
             return Ok(attr_from(ino, &m, m.len()));
         }
@@ -699,40 +738,13 @@ impl ViewFs {
             .map_err(|e| FsError::io(format!("readlink {}", path.display()), e))?;
         let t = t.into_os_string().into_vec_bytes();
         Ok(match back {
-            Backing::Original(_) => self.translate_link(&t, true),
+            Backing::Original(_) => self.link_to_view(&t),
             Backing::Scratch(_) => t,
         })
     }
 
-    /// A relative link target names files by path components, so each component is
-    /// translated like any other name (original names never show through a link, and a link
-    /// made in the view points at the same file in the original). Absolute targets, `.`, `..`
-    /// and components the transform refuses stay as they are.
-    fn translate_link(&self, target: &[u8], to_view: bool) -> Vec<u8> {
-        if target.starts_with(b"/") {
-            return target.to_vec();
-        }
-        let parts: Vec<Vec<u8>> = target
-            .split(|b| *b == b'/')
-            .map(|c| {
-                if c.is_empty() || c == b"." || c == b".." {
-                    return c.to_vec();
-                }
-                let name = OsStr::from_bytes(c);
-                let out = if to_view {
-                    catch_unwind(AssertUnwindSafe(|| self.transform.name_to_view(name))).ok()
-                } else {
-                    catch_unwind(AssertUnwindSafe(|| self.transform.name_to_original(name)))
-                        .ok()
-                        .and_then(Result::ok)
-                };
-                match out {
-                    Some(o) if is_plain_component(&o) => o.as_bytes().to_vec(),
-                    _ => c.to_vec(),
-                }
-            })
-            .collect();
-        parts.join(&b'/')
+    fn link_to_view(&self, target: &[u8]) -> Vec<u8> {
+        links::to_view(self.transform.as_ref(), target, &self.roots)
     }
 
     fn new_entry(&self, view: PathBuf, back: Backing) -> FsResult<Attr> {
@@ -766,11 +778,13 @@ impl ViewFs {
         self.prepare(&back)?;
         let path = self.safe_path(&back)?;
         let target: PathBuf = match back {
-            Backing::Original(_) => {
-                PathBuf::from(<OsString as std::os::unix::ffi::OsStringExt>::from_vec(
-                    self.translate_link(target.as_os_str().as_bytes(), false),
-                ))
-            }
+            Backing::Original(_) => PathBuf::from(
+                <OsString as std::os::unix::ffi::OsStringExt>::from_vec(links::to_original(
+                    self.transform.as_ref(),
+                    target.as_os_str().as_bytes(),
+                    &self.roots,
+                )),
+            ),
             Backing::Scratch(_) => target.to_path_buf(),
         };
         std::os::unix::fs::symlink(&target, &path)
@@ -785,6 +799,13 @@ impl ViewFs {
             .map_err(|e| FsError::io(format!("unlink {}", path.display()), e))?;
         if m.is_dir() {
             return Err(FsError::new(libc::EISDIR, "unlink of a directory"));
+        }
+        if let (Backing::Original(rel), true) = (&back, m.is_file()) {
+            if m.len() <= TOMBSTONE_MAX {
+                if let Ok(bytes) = fs::read(&path) {
+                    self.tombstones.lock().insert(rel.clone(), bytes);
+                }
+            }
         }
         fs::remove_file(&path).map_err(|e| FsError::io(format!("unlink {}", path.display()), e))?;
         self.state.lock().table.remove(&view);
@@ -1004,6 +1025,15 @@ impl ViewFs {
                     }
                 }
             }
+        }
+        if ino == ROOT_INO && *self.shadow_pending.lock() {
+            // Listed while it is being built; looking it up waits for it.
+            let git = OsString::from(inode::SHADOW_GIT);
+            names.push((
+                git.clone(),
+                Backing::Scratch(PathBuf::from(&git)),
+                Kind::Dir,
+            ));
         }
         names.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         names.dedup_by(|a, b| a.0 == b.0);
@@ -1472,6 +1502,31 @@ impl ViewFs {
     }
 
     /// Write the buffer of `ino` back to the original if dirty.
+    /// The original of a file written as new (created, or emptied then written: git checkout,
+    /// `> file`) whose previous original is known: what it held before it was deleted or
+    /// emptied (its tombstone), or its committed content. When the view bytes are exactly the
+    /// view of one of those, that original comes back byte for byte (a restore restores);
+    /// otherwise the view is inverted against the nearest one, so untouched lines keep their
+    /// original order. `None`: nothing is known, a plain new file.
+    fn rewritten(&self, rel: &Path, view: &[u8]) -> FsResult<Option<Vec<u8>>> {
+        let mut known = Vec::new();
+        if let Some(t) = self.tombstones.lock().get(rel).cloned() {
+            known.push(t);
+        }
+        if let Some(c) = self.committed.as_ref().and_then(|f| f(rel)) {
+            known.push(c);
+        }
+        for k in &known {
+            if self.to_view_content(rel, k)? == view {
+                return Ok(Some(k.clone()));
+            }
+        }
+        match known.first() {
+            Some(k) => Ok(Some(self.to_original_content(rel, view, Some(k))?)),
+            None => Ok(None),
+        }
+    }
+
     fn flush_ino(&self, ino: u64, durability: Durability) -> FsResult<()> {
         let _wb = self.writeback.lock();
         let (rel, data, generation) = {
@@ -1516,10 +1571,23 @@ impl ViewFs {
             Err(e) if e.kind() == io::ErrorKind::NotFound => (None, 0o644, None),
             Err(e) => return Err(FsError::eio(format!("stat {}", path.display()), e)),
         };
-        let orig = self.to_original_content(&rel, &data, base.as_deref())?;
+        let orig = match base.as_deref() {
+            None | Some([]) if self.transform.base_matters(&rel) => self.rewritten(&rel, &data)?,
+            _ => None,
+        };
+        let orig = match orig {
+            Some(o) => o,
+            None => self.to_original_content(&rel, &data, base.as_deref())?,
+        };
         if base.as_deref() != Some(orig.as_slice()) {
             write_atomic(&path, &orig, mode, owner, durability)
                 .map_err(|e| FsError::eio(format!("write back {}", path.display()), e))?;
+        }
+        if !orig.is_empty() {
+            self.tombstones.lock().remove(&rel);
+        } else if let Some(old) = base.filter(|b| !b.is_empty() && b.len() as u64 <= TOMBSTONE_MAX)
+        {
+            self.tombstones.lock().insert(rel.clone(), old);
         }
         self.persist_transform_state(durability);
         let m = fs::symlink_metadata(&path)

@@ -347,8 +347,9 @@ fn escaping_and_reserved_names_are_refused() {
         let e = f.fs.mkdir(root.ino, OsStr::new(bad), 0o755, 0).unwrap_err();
         assert_eq!(e.errno, libc::EINVAL, "{bad}");
     }
+    let tmp = format!("{}x", crate::transform::WRITEBACK_TMP_PREFIX);
     assert_eq!(
-        f.fs.mkdir(root.ino, OsStr::new(".git"), 0o755, 0)
+        f.fs.mkdir(root.ino, OsStr::new(&tmp), 0o755, 0)
             .unwrap_err()
             .errno,
         libc::EACCES
@@ -374,6 +375,107 @@ fn escaping_and_reserved_names_are_refused() {
             .unwrap_err();
     assert_eq!(e.errno, libc::EACCES);
     assert!(!outside.join("evil").exists());
+}
+
+/// The view's `.git` is the shadow repository's place in the scratch tree: created there,
+/// never in the original, whose own `.git` stays hidden and untouched.
+#[test]
+fn the_views_git_lives_in_scratch() {
+    let f = fixture();
+    let root = f.fs.getattr(ROOT_INO).unwrap();
+    assert_eq!(
+        f.fs.lookup_path(Path::new(".git")).unwrap_err().errno,
+        libc::ENOENT,
+        "the original's .git is not shown"
+    );
+    let g = f.fs.mkdir(root.ino, OsStr::new(".git"), 0o755, 0).unwrap();
+    let (a, o) =
+        f.fs.create(g.ino, OsStr::new("HEAD"), 0o644, 0, libc::O_WRONLY)
+            .unwrap();
+    f.fs.write(a.ino, o.fh, 0, b"ref: refs/heads/view\n")
+        .unwrap();
+    f.fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        fs::read(f.state.join("scratch/.git/HEAD")).unwrap(),
+        b"ref: refs/heads/view\n"
+    );
+    assert_eq!(
+        fs::read(f.orig.join(".git/HEAD")).unwrap(),
+        b"ref: refs/heads/main\n"
+    );
+    assert!(f.names("").contains(&".git".to_string()));
+}
+
+/// A file deleted (or emptied) and then written again, as `git checkout -- f` and `> f` do,
+/// comes back as its original bytes when the view bytes are the view of them, and is inverted
+/// against them otherwise; with nothing known it is a plain new file.
+#[test]
+fn rewritten_files_invert_against_what_they_held() {
+    use crate::transform::{layout::LayoutStore, Composite};
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    // Two independent functions: Level 3 shows them in some seeded order.
+    let src = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\ndef third():\n    return 3\n";
+    write(&orig.join("m.py"), src);
+    let mut seed = 0;
+    let t = loop {
+        let t = Composite {
+            l2: None,
+            l3: Some(LayoutStore::new(seed)),
+        };
+        if t.content_to_view(Path::new("m.py"), src) != src {
+            break t;
+        }
+        seed += 1;
+    };
+    let view = t.content_to_view(Path::new("m.py"), src);
+    let fs = ViewFs::new(
+        &orig,
+        &dir.path().join("s"),
+        Arc::new(t),
+        Options::default(),
+    )
+    .unwrap();
+    let root = fs.getattr(ROOT_INO).unwrap();
+    fs.unlink(root.ino, OsStr::new("m.py")).unwrap();
+    let (a, o) = fs
+        .create(root.ino, OsStr::new("m.py"), 0o644, 0, libc::O_WRONLY)
+        .unwrap();
+    fs.write(a.ino, o.fh, 0, &view).unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        fs::read(orig.join("m.py")).unwrap(),
+        src,
+        "a restore restores"
+    );
+    // Emptied, then written with one line added at the end of the view.
+    let a = fs.lookup_path(Path::new("m.py")).unwrap();
+    fs.setattr(
+        a.ino,
+        SetAttr {
+            size: Some(0),
+            ..SetAttr::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(fs::read(orig.join("m.py")).unwrap(), b"");
+    let mut edited = view.clone();
+    edited.extend_from_slice(b"# end\n");
+    let o = fs.open(a.ino, libc::O_WRONLY).unwrap();
+    fs.write(a.ino, o.fh, 0, &edited).unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    let back = fs::read(orig.join("m.py")).unwrap();
+    assert!(
+        back.starts_with(src),
+        "untouched lines keep their order: {back:?}"
+    );
+    let o = fs.open(a.ino, libc::O_RDONLY).unwrap();
+    assert_eq!(
+        fs.read(a.ino, o.fh, 0, 1 << 16).unwrap(),
+        edited,
+        "read your writes"
+    );
+    fs.release(a.ino, o.fh).unwrap();
 }
 
 #[test]

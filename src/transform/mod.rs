@@ -64,6 +64,16 @@ pub trait Transform: Send + Sync + 'static {
     /// A file or directory moved in the original (not over an existing file): per-path state
     /// moves with it.
     fn renamed(&self, _from_orig: &Path, _to_orig: &Path) {}
+    /// Whether the original's previous content changes what `content_to_original` gives
+    /// (Level 3 inverts against it); when not, the filesystem need not look for one.
+    fn base_matters(&self, _orig_rel: &Path) -> bool {
+        false
+    }
+    /// Whether writes of an earlier session left state (Level 3 layouts) that makes the view
+    /// differ from a fresh transform of the same bundle.
+    fn remembers_state(&self) -> bool {
+        false
+    }
 }
 
 /// Prefix of the temporary files that write-back creates beside an original file (then
@@ -144,6 +154,16 @@ impl Transform for Composite {
             }
             _ => renamed,
         }
+    }
+
+    fn base_matters(&self, orig_rel: &Path) -> bool {
+        self.l3.is_some() && layout::is_python_name(orig_rel.as_os_str().as_encoded_bytes())
+    }
+
+    fn remembers_state(&self) -> bool {
+        self.l3
+            .as_ref()
+            .is_some_and(|s| !s.state().files.is_empty())
     }
 
     fn save_state(&self) -> Option<Vec<u8>> {
