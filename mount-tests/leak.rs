@@ -265,3 +265,52 @@ fn error_messages_show_no_owned_name() {
         "original owned names {found:?} in the view's error messages:\n{in_view}"
     );
 }
+
+/// Symlinks: an absolute target inside the original shows as the same place inside the view,
+/// a relative one is translated by component; `lstat` sizes match the targets served, reading
+/// through either link gives the view's bytes, and git sees the links as committed.
+#[test]
+fn symlinks_point_into_the_view() {
+    let test = "symlinks_point_into_the_view";
+    let seed = 14;
+    let repo = Repo::sample();
+    let abs_target = repo.orig.join("bookmobile/ledger.py");
+    std::os::unix::fs::symlink(&abs_target, repo.orig.join("ledger_abs")).unwrap();
+    std::os::unix::fs::symlink("bookmobile/ledger.py", repo.orig.join("ledger_rel")).unwrap();
+    run_ok(crate::harness::git(&repo.orig).args(["add", "-A"]));
+    run_ok(crate::harness::git(&repo.orig).args(["commit", "-q", "-m", "links"]));
+    let view_abs = repo.view_path(seed, "ledger_abs");
+    let view_rel = repo.view_path(seed, "ledger_rel");
+    let view_ledger = repo.view_path(seed, "bookmobile/ledger.py");
+    assert_ne!(
+        view_ledger, "bookmobile/ledger.py",
+        "the test needs renamed names"
+    );
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let abs = fs::read_link(m.path(&view_abs)).unwrap();
+    assert_eq!(abs, m.point.join(&view_ledger));
+    let rel = fs::read_link(m.path(&view_rel)).unwrap();
+    assert_eq!(rel, std::path::Path::new(&view_ledger));
+    for link in [&view_abs, &view_rel] {
+        let target = fs::read_link(m.path(link)).unwrap();
+        let size = fs::symlink_metadata(m.path(link)).unwrap().len();
+        assert_eq!(
+            size,
+            target.as_os_str().len() as u64,
+            "lstat size of {link}"
+        );
+        assert_eq!(
+            fs::read(m.path(link)).unwrap(),
+            fs::read(m.path(&view_ledger)).unwrap()
+        );
+    }
+    let status = run_ok(
+        Command::new("git")
+            .args(["status", "--porcelain"])
+            .current_dir(&m.point),
+    );
+    assert_eq!(status, "", "the committed links are unchanged in the view");
+    m.unmount();
+}

@@ -311,6 +311,21 @@ mod tests {
         assert_eq!(parse(&b), Err(IndexError::Truncated));
     }
 
+    proptest::proptest! {
+        /// Any bytes, including a valid header and checksum around garbage: an answer, never a
+        /// panic or a huge allocation.
+        #[test]
+        fn parse_never_panics(body in proptest::collection::vec(0u8..=255, 0..300), n in 0u32..5) {
+            let mut b = b"DIRC\0\0\0\x02".to_vec();
+            b.extend_from_slice(&n.to_be_bytes());
+            b.extend_from_slice(&body);
+            let sum = Sha1::digest(&b);
+            b.extend_from_slice(&sum);
+            let _ = parse(&b);
+            let _ = parse(&body);
+        }
+    }
+
     #[test]
     fn blob_ids_are_gits() {
         // `printf 'hello\n' | git hash-object --stdin`
