@@ -421,7 +421,10 @@ fn ini_doc() -> impl Strategy<Value = String> {
     })
 }
 
-fn ini_shape(text: &str) -> Result<Vec<(String, Vec<String>, Vec<bool>)>, String> {
+/// Per section: its name, its option names, and which values are booleans.
+type IniShape = Vec<(String, Vec<String>, Vec<bool>)>;
+
+fn ini_shape(text: &str) -> Result<IniShape, String> {
     let ini = ini::Ini::load_from_str(text).map_err(|e| e.to_string())?;
     let boolean = |v: &str| ["true", "yes"].contains(&v);
     Ok(ini
@@ -461,7 +464,7 @@ proptest! {
         prop_assert!(b.is_ok(), "view is not INI: {:?}\n{}", b, view);
         let b = b.unwrap();
         // Section names change only after `mypy-`.
-        let fixed = |v: &[(String, Vec<String>, Vec<bool>)]| -> Vec<(String, Vec<String>, Vec<bool>)> {
+        let fixed = |v: &IniShape| -> IniShape {
             v.iter().map(|(s, k, t)| {
                 let s = if s.starts_with("mypy-") { "mypy-*".to_string() } else { s.clone() };
                 (s, k.clone(), t.clone())
