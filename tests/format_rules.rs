@@ -181,6 +181,26 @@ fn files_tools_look_up_keep_their_names_and_stubs_follow_their_module() {
     assert_eq!(py[..py.len() - 3], pyi[..pyi.len() - 4]);
 }
 
+/// The hostname rule relies on top-level domains never being mapped: they are frozen tokens
+/// and no virtual word, even in a repository whose own names hold them.
+#[test]
+fn top_level_domains_are_never_mapped() {
+    let mut t = tree();
+    t.files.push(file(
+        "toml/org_chart.py",
+        "def org_units(net_total):\n    return net_total\n",
+    ));
+    let b = bundle(&t);
+    for tld in ["org", "net", "com"] {
+        assert!(b.frozen_tokens.contains_key(tld), "{tld}");
+        assert!(
+            !b.tokens.contains_key(tld) && !b.tokens.values().any(|v| v == tld),
+            "{tld}"
+        );
+    }
+    assert!(b.tokens.contains_key("units"), "{:?}", b.tokens);
+}
+
 #[test]
 fn old_bundles_without_extensions_still_load() {
     let b = bundle(&tree());
