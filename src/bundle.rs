@@ -83,6 +83,10 @@ pub struct Bundle {
     /// them as local variables (`policy::is_pure_local`).
     #[serde(default)]
     pub local_runs: BTreeSet<String>,
+    /// Extensions of the tree's file and directory names (each dot-separated part after a
+    /// name's first dot): text keeps them where it shows them as extensions.
+    #[serde(default)]
+    pub extensions: BTreeSet<String>,
 }
 
 impl Bundle {
@@ -96,6 +100,7 @@ impl Bundle {
                 .map(String::as_str),
             self.code_idents.iter().map(String::as_str),
         )
+        .map(|r| r.with_extensions(self.extensions.iter().map(String::as_str)))
         .map_err(BundleError::Invalid)
     }
 }
@@ -338,7 +343,7 @@ pub fn build_with_env(
         let name = f.rel.as_os_str().as_encoded_bytes();
         match file_kind(name, &f.content) {
             FileKind::Python => python.push((f.rel.to_str().unwrap_or(""), f.content.as_slice())),
-            FileKind::Text => text.push(f.content.as_slice()),
+            FileKind::Text => text.push((f.rel.to_str().unwrap_or(""), f.content.as_slice())),
             FileKind::Binary => binary.push(f.content.as_slice()),
         }
     }
@@ -388,6 +393,9 @@ pub fn build_with_env(
     // A tool's fixed name (`manage`, `fixture`) must not appear as a renamed word either.
     excluded.extend(policy::TOOL_RUNS.iter().map(|k| k.to_ascii_lowercase()));
     excluded.extend(policy::TOOL_TOKENS.iter().map(|k| k.to_string()));
+    // Frozen tokens that are no token of the repository (top-level domains) are no virtual
+    // word either.
+    excluded.extend(found.frozen_tokens.keys().cloned());
     let (tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
 
     // Only the frozen runs relevant to this repository are listed by reason; outside names
@@ -406,7 +414,27 @@ pub fn build_with_env(
         owned_runs: found.owned_runs,
         frozen_owned: found.frozen_owned,
         local_runs: found.local_runs,
+        extensions: tree_extensions(tree),
     }
+}
+
+/// The extensions of every name in the tree, as `Renamer::swap_name` keeps them: the parts
+/// after the first dot that is not the first byte (`tar` and `gz` of `data.tar.gz`).
+fn tree_extensions(tree: &Tree) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
+        let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if let Some(dot) = name.get(1..).and_then(|n| n.find('.')) {
+            for part in name[dot + 2..].split('.') {
+                if is_identifier(part) {
+                    out.insert(part.to_string());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Names defined or used by outside code the repository can reach: the stdlib and builtins

@@ -24,6 +24,13 @@ pub enum Class {
     Comment,
     /// Any run of a non-Python text file, a path component or free text.
     Text,
+    /// Never changes: a format's syntax word (`true`, `null`), a tool's key or markup word
+    /// (`[project]`, `:func:`), or a run inside a URL, e-mail address, hostname or version.
+    Fixed,
+    /// Part of a distribution name (`name = "my-pkg"`, a requirement `my-pkg[extra]>=1`):
+    /// the runs joined by `-` or `.` change together, and only when the whole name is one the
+    /// repository's code uses (its own name), never piece by piece.
+    Dist,
 }
 
 /// One run: byte range in the input and its class.
@@ -34,12 +41,12 @@ pub struct Run {
     pub class: Class,
 }
 
-fn is_word_byte(b: u8) -> bool {
+pub(crate) fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
 /// End of the word that starts at `i` (exclusive).
-fn word_end(s: &[u8], mut i: usize) -> usize {
+pub(crate) fn word_end(s: &[u8], mut i: usize) -> usize {
     while i < s.len() && is_word_byte(s[i]) {
         i += 1;
     }
@@ -47,7 +54,7 @@ fn word_end(s: &[u8], mut i: usize) -> usize {
 }
 
 /// Whether `w` (a whole word) is a run: ASCII only and not starting with a digit.
-fn is_run(w: &[u8]) -> bool {
+pub(crate) fn is_run(w: &[u8]) -> bool {
     !w.is_empty() && !w[0].is_ascii_digit() && w.iter().all(|b| b.is_ascii())
 }
 
@@ -68,23 +75,43 @@ fn prefix_flags(w: &[u8]) -> Option<bool> {
 /// Runs of a non-Python text file (or a name, or free text): every run is in the `Text` class.
 pub fn text_runs(s: &[u8]) -> Vec<Run> {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
+    push_runs(s, 0, s.len(), Class::Text, &mut out);
+    out
+}
+
+/// Push the runs of `s[from..to]` with one class. A word that crosses either end of the range
+/// holds no run (it is not at a word boundary inside the range); callers cut at punctuation.
+pub(crate) fn push_runs(s: &[u8], from: usize, to: usize, class: Class, out: &mut Vec<Run>) {
+    let mut i = from;
+    // A range that starts inside a word holds no run there (not at a word boundary).
+    if i > 0 && i < to && is_word_byte(s[i - 1]) {
+        while i < to && is_word_byte(s[i]) {
+            i += 1;
+        }
+    }
+    push_runs_from(s, i, to, class, out);
+}
+
+/// Like `push_runs`, but `from` starts a word whatever precedes it (after an escape:
+/// `"\nname"` holds `name`, as in the Python lexer).
+pub(crate) fn push_runs_from(s: &[u8], from: usize, to: usize, class: Class, out: &mut Vec<Run>) {
+    let to = to.min(s.len());
+    let mut i = from;
+    while i < to {
         if is_word_byte(s[i]) {
-            let e = word_end(s, i);
-            if is_run(&s[i..e]) {
+            let e = word_end(s, i).min(to);
+            if is_run(&s[i..e]) && (e == s.len() || !is_word_byte(s[e])) {
                 out.push(Run {
                     start: i,
                     end: e,
-                    class: Class::Text,
+                    class,
                 });
             }
-            i = e;
+            i = word_end(s, i).max(e);
         } else {
             i += 1;
         }
     }
-    out
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -5,6 +5,7 @@
 //! implementation and the core can grow (Level 3) without touching `fs`.
 
 pub mod defs;
+pub mod formats;
 pub mod layout;
 pub mod lexer;
 pub mod lexicon;

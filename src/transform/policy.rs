@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
+use super::formats;
 use super::lexer::{self, Class};
 use super::rename::is_dunder;
 use super::scope::Exposure;
@@ -80,6 +81,8 @@ pub const TOOL_RUNS: &[&str] = &[
     "tox",
     "fixture",
     "fixtures",
+    "wsgi",
+    "asgi",
 ];
 
 /// Tokens never mapped: discovery words and packaging words.
@@ -279,8 +282,8 @@ pub struct Findings {
 pub struct PolicyInput<'a> {
     /// Python files: original relative path and contents.
     pub python: Vec<(&'a str, &'a [u8])>,
-    /// Other text files: contents only matter for the vocabulary exclusion.
-    pub text: Vec<&'a [u8]>,
+    /// Other text files: original relative path (which decides the format) and contents.
+    pub text: Vec<(&'a str, &'a [u8])>,
     /// Binary files: served unchanged, so the names stored in them must not change.
     pub binary: Vec<&'a [u8]>,
     /// Every path component in the tree (file and directory names).
@@ -580,16 +583,31 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .par_iter()
         .map(|(_, src)| file_facts(src, input))
         .collect();
-    let text_runs: Vec<HashSet<&str>> = input
+    for t in formats::FROZEN_TOKENS {
+        f.frozen_tokens.insert(t.to_string(), FreezeReason::Tool);
+    }
+    freeze_sphinx_settings(input, &mut f);
+    // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
+    // tools' vocabulary, not places where the repository uses a name; their tokens are only
+    // kept out of the virtual words.
+    let (text_runs, fixed_text_runs): (Vec<HashSet<&str>>, Vec<HashSet<&str>>) = input
         .text
         .par_iter()
-        .map(|src| {
-            lexer::text_runs(src)
-                .into_iter()
-                .filter_map(|r| std::str::from_utf8(&src[r.start..r.end]).ok())
-                .collect()
+        .map(|(path, src)| {
+            let mut used = HashSet::new();
+            let mut fixed = HashSet::new();
+            for r in formats::text_file_runs(path.as_bytes(), src, &formats::Plain::default()) {
+                if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
+                    if r.class == Class::Fixed {
+                        fixed.insert(run);
+                    } else {
+                        used.insert(run);
+                    }
+                }
+            }
+            (used, fixed)
         })
-        .collect();
+        .unzip();
     let mut all_runs: HashSet<&str> = HashSet::new();
     let mut code_runs: HashSet<&str> = HashSet::new();
     // Runs outside code could see: exposed in a Python file, or anywhere in a text file or a
@@ -641,7 +659,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
     }
     let mut seen: HashSet<String> = HashSet::new();
-    for run in &all_runs {
+    for run in all_runs.iter().chain(fixed_text_runs.iter().flatten()) {
         for t in all_tokens(run) {
             seen.insert(t);
         }
@@ -718,6 +736,62 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Module names count as code identifiers: imports and strings name them.
     f.code_runs.extend(input.tree_modules.iter().cloned());
     f
+}
+
+/// Sphinx reads its settings from `conf.py` in its source directory (one that also holds
+/// `index.rst` or `index.md`) by name: the file keeps its name (`conf` is frozen), the
+/// settings it defines keep theirs (`extensions`, `html_theme`, `extlinks`), and so do the
+/// dotted names in its strings that are not the repository's own modules
+/// (`"sphinx.ext.autodoc"`): they name Sphinx extensions.
+fn freeze_sphinx_settings(input: &PolicyInput<'_>, f: &mut Findings) {
+    let index: HashSet<&str> = input.text.iter().map(|(p, _)| *p).collect();
+    for (path, src) in &input.python {
+        let (dir, base) = path.rsplit_once('/').unwrap_or(("", path));
+        let sibling = |n: &str| {
+            if dir.is_empty() {
+                n.to_string()
+            } else {
+                format!("{dir}/{n}")
+            }
+        };
+        if base != "conf.py"
+            || !(index.contains(sibling("index.rst").as_str())
+                || index.contains(sibling("index.md").as_str()))
+        {
+            continue;
+        }
+        f.frozen_runs
+            .entry("conf".to_string())
+            .or_insert(FreezeReason::Tool);
+        for name in super::defs::defined_names(src) {
+            f.frozen_runs
+                .entry(name.to_string())
+                .or_insert(FreezeReason::Tool);
+        }
+        for r in lexer::python_runs(src) {
+            if r.class != Class::String {
+                continue;
+            }
+            let dotted = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+            let mut a = r.start;
+            while a > 0 && dotted(src[a - 1]) {
+                a -= 1;
+            }
+            let mut b = r.end;
+            while b < src.len() && dotted(src[b]) {
+                b += 1;
+            }
+            let word = std::str::from_utf8(&src[a..b]).unwrap_or("");
+            let first = word.split('.').next().unwrap_or("");
+            if word.contains('.') && !input.own_modules.contains(first) {
+                if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
+                    f.frozen_runs
+                        .entry(run.to_string())
+                        .or_insert(FreezeReason::Tool);
+                }
+            }
+        }
+    }
 }
 
 /// Whether a run of a whole name's family would not change the way the name does in strings:
@@ -1021,11 +1095,18 @@ mod tests {
         // A text file or a path naming the run exposes it too.
         let text: &[u8] = b"result: 1\n";
         let input = PolicyInput {
-            text: vec![text],
+            text: vec![("notes.txt", text)],
             ..input
         };
         let f = analyze(&input);
         assert_eq!(f.frozen_runs.get("result"), Some(&FreezeReason::Outside));
+        // A tool key of a configuration file is the tool's word, not a use of the name.
+        let toml: &[u8] = b"[tool.x]\nresult = 1\n";
+        let input = PolicyInput {
+            text: vec![("pyproject.toml", toml)],
+            ..input
+        };
+        assert!(analyze(&input).local_runs.contains("result"));
         let input = PolicyInput {
             text: vec![],
             binary: vec![],

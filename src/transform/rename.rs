@@ -14,6 +14,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
+use super::formats::{self, Ask};
 use super::lexer::{self, Class};
 use super::tokens::{self, Piece};
 
@@ -26,6 +27,9 @@ pub struct Renamer {
     frozen_runs: HashSet<Box<str>>,
     /// Runs the repository's code uses (original names): strings and comments swap these.
     code_idents: HashSet<Box<str>>,
+    /// Extensions of files in the tree (the parts after a name's first dot), kept wherever
+    /// text shows them as an extension (`formats::spans`).
+    extensions: HashSet<Box<str>>,
 }
 
 /// How a file's contents are read.
@@ -81,7 +85,14 @@ impl Renamer {
             tokens: map,
             frozen_runs: frozen_runs.into_iter().map(Into::into).collect(),
             code_idents: code_idents.into_iter().map(Into::into).collect(),
+            extensions: HashSet::new(),
         })
+    }
+
+    /// The same map, keeping these tree extensions in text.
+    pub fn with_extensions<'a>(mut self, extensions: impl IntoIterator<Item = &'a str>) -> Self {
+        self.extensions = extensions.into_iter().map(Into::into).collect();
+        self
     }
 
     /// The token-by-token image of a run, or `None` when no token changes.
@@ -149,6 +160,9 @@ impl Renamer {
         }
         match class {
             Class::Code => Some(img),
+            Class::Fixed => None,
+            // A distribution name changes only as a whole name the code uses.
+            Class::Dist => (self.is_code_ident(run) || self.is_code_ident(&img)).then_some(img),
             Class::String | Class::Comment | Class::Text => {
                 if self.is_code_ident(run) || self.is_code_ident(&img) {
                     return Some(img);
@@ -173,15 +187,15 @@ impl Renamer {
     pub fn swap_content<'a>(&self, name: &[u8], content: &'a [u8]) -> Cow<'a, [u8]> {
         match file_kind(name, content) {
             FileKind::Binary => Cow::Borrowed(content),
-            FileKind::Python => self.apply(content, &lexer::python_runs(content)),
-            FileKind::Text => self.apply(content, &lexer::text_runs(content)),
+            FileKind::Python => self.apply(content, &formats::python_file_runs(content, self)),
+            FileKind::Text => self.apply(content, &formats::text_file_runs(name, content, self)),
         }
     }
 
     /// Swap free text (a problem statement, a traceback, a test id) with the string rule.
     pub fn swap_text(&self, text: &str) -> String {
         let b = text.as_bytes();
-        match self.apply(b, &lexer::text_runs(b)) {
+        match self.apply(b, &formats::free_text_runs(b, self)) {
             // Only ASCII runs are replaced by ASCII runs, so UTF-8 stays valid.
             Cow::Borrowed(_) => text.to_string(),
             Cow::Owned(v) => String::from_utf8(v)
@@ -234,19 +248,26 @@ impl Renamer {
         let mut i = 0;
         while i < runs.len() {
             let r = runs[i];
-            // A group of string runs joined by single hyphens is decided as one name. The
-            // grouping looks only at the bytes between runs, which the swap never changes.
+            if r.class == Class::Fixed {
+                i += 1;
+                continue;
+            }
+            // A group of string runs joined by single hyphens is decided as one name, and so
+            // is a distribution name (`my-pkg`, `zope.interface`), which never changes piece
+            // by piece. The grouping looks only at the bytes between runs and at classes,
+            // which the swap never changes.
+            let seps: &[u8] = if r.class == Class::Dist { b"-." } else { b"-" };
             let mut j = i + 1;
             if r.class != Class::Code {
                 while j < runs.len()
                     && runs[j].class == r.class
                     && runs[j].start == runs[j - 1].end + 1
-                    && s[runs[j - 1].end] == b'-'
+                    && seps.contains(&s[runs[j - 1].end])
                 {
                     j += 1;
                 }
             }
-            if j - i >= 2 {
+            if j - i >= 2 || r.class == Class::Dist {
                 let pieces: Vec<&str> = runs[i..j]
                     .iter()
                     .map(|x| std::str::from_utf8(&s[x.start..x.end]).unwrap_or(""))
@@ -258,6 +279,10 @@ impl Renamer {
                         o.extend_from_slice(n.as_bytes());
                         last = x.end;
                     }
+                    i = j;
+                    continue;
+                }
+                if r.class == Class::Dist {
                     i = j;
                     continue;
                 }
@@ -288,6 +313,22 @@ impl Renamer {
     /// Number of token pairs.
     pub fn pair_count(&self) -> usize {
         self.tokens.len() / 2
+    }
+}
+
+/// The renamer answers a lexer's questions about a run for the run and its image alike, so
+/// the answer is the same in the view (`formats::Ask`).
+impl Ask for Renamer {
+    fn is_one_of(&self, run: &str, words: &[&str]) -> bool {
+        let hit = |r: &str| words.iter().any(|w| w.eq_ignore_ascii_case(r));
+        hit(run) || self.image(run).is_some_and(|i| hit(&i))
+    }
+
+    fn is_extension(&self, run: &str) -> bool {
+        self.extensions.contains(run)
+            || self
+                .image(run)
+                .is_some_and(|i| self.extensions.contains(i.as_str()))
     }
 }
 

@@ -165,7 +165,7 @@ impl<'a> Exposure<'a> {
                         self.namespace_call = None;
                     }
                     // Nothing reads names in comments.
-                    Class::Comment | Class::Text => {}
+                    Class::Comment | Class::Text | Class::Fixed | Class::Dist => {}
                 }
             }
             Event::Punct(pos) => self.punct(pos),

@@ -1,0 +1,288 @@
+//! Spans of text that are never renamed, in every kind of text (Python strings and comments,
+//! text files, free text): URLs, e-mail addresses, hostnames, versions and file extensions
+//! the tree itself uses. Their runs become `Class::Fixed`; code runs are never touched (a
+//! name in code is code, `a@b.c` there is a matrix product).
+//!
+//! Involution: a span is found from the bytes between runs, from words that start with a
+//! digit (never runs, so never swapped) and from letters asked through [`Ask`] (the same
+//! answer for a run and its image). Everything a span covers stays as it is, so the view
+//! shows the same span and the same decisions are made there.
+//!
+//! - URL: from a scheme (`https://`, `git+ssh://`: the letters, digits, `+ . -` right before
+//!   `://`) to the end of its chunk (the next whitespace, quote, backtick, bracket or `\`).
+//!   Found from `://` alone, whatever the scheme's letters are.
+//! - `www.`: a chunk from a run that is `www` (asked) followed by a dot.
+//! - e-mail: a chunk holding `@` with something before it and a dot after it.
+//! - hostname: `label.label.tld` at a word boundary, whose last label is one of
+//!   [`TOP_LEVEL`] (asked), up to the end of its chunk (`pypi.org/project/x`).
+//! - version: a run right after `<number>.` (`dev0` in `1.0.dev0`, `post1`, `rc1`).
+//! - extension: the last dot-separated parts of a path-like word (`data/x.toml`, `*.tar.gz`,
+//!   `".toml"`) that are extensions of files in the tree (asked), as file names keep theirs.
+
+use super::Ask;
+use crate::transform::lexer::{is_word_byte, Class, Run};
+
+/// Top-level domains the hostname rule recognises. The three-letter ones are frozen tokens
+/// (`super::FROZEN_TOKENS`), so in a real bundle no run ever becomes or stops being one.
+pub const TOP_LEVEL: &[&str] = &["com", "org", "net", "edu", "gov", "io"];
+
+/// Bytes that end a chunk (a URL, an address, a path-like word).
+fn is_delim(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b'\n'
+            | b'\r'
+            | b'\x0b'
+            | b'\x0c'
+            | b'"'
+            | b'\''
+            | b'`'
+            | b'('
+            | b')'
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'<'
+            | b'>'
+            | b'\\'
+    )
+}
+
+fn is_label_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-'
+}
+
+/// Make `Fixed` every non-code run of `runs` (sorted, from `s`) that lies in a protected span.
+pub fn protect(s: &[u8], runs: &mut [Run], ask: &dyn Ask) {
+    if runs.is_empty() {
+        return;
+    }
+    let mut fixed: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        if is_delim(s[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < s.len() && !is_delim(s[i]) {
+            i += 1;
+        }
+        chunk(s, start, i, runs, ask, &mut fixed);
+    }
+    // Versions and extensions are decided per run.
+    for r in runs.iter_mut() {
+        if r.class == Class::Code || r.class == Class::Fixed {
+            continue;
+        }
+        if fixed.iter().any(|&(a, b)| r.start < b && a < r.end) || after_number_dot(s, r.start) {
+            r.class = Class::Fixed;
+        }
+    }
+    extensions(s, runs, ask);
+}
+
+/// The run of `runs` that spans exactly `s[a..b]`, as a string.
+fn run_at<'s>(s: &'s [u8], runs: &[Run], a: usize, b: usize) -> Option<&'s str> {
+    let k = runs.partition_point(|r| r.start < a);
+    let r = runs.get(k)?;
+    (r.start == a && r.end == b)
+        .then(|| std::str::from_utf8(&s[a..b]).ok())
+        .flatten()
+}
+
+/// Spans of the chunk `s[a..b]` (no delimiter inside).
+fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Vec<(usize, usize)>) {
+    let c = &s[a..b];
+    // URL: the scheme is the `[A-Za-z0-9+.-]` bytes right before `://`.
+    if let Some(p) = c.windows(3).position(|w| w == b"://") {
+        let mut st = a + p;
+        while st > a
+            && (s[st - 1].is_ascii_alphanumeric() || matches!(s[st - 1], b'+' | b'.' | b'-'))
+        {
+            st -= 1;
+        }
+        if st < a + p {
+            out.push((st, b));
+            return;
+        }
+    }
+    // E-mail address.
+    if let Some(at) = c.iter().position(|&x| x == b'@') {
+        if at > 0
+            && c[at + 1..]
+                .windows(2)
+                .any(|w| w[0] == b'.' && is_label_byte(w[1]))
+        {
+            out.push((a, b));
+            return;
+        }
+    }
+    // `www.` and hostnames: dotted label sequences at a word boundary.
+    let mut i = a;
+    while i < b {
+        if !is_label_byte(s[i])
+            || (i > a && (is_word_byte(s[i - 1]) || matches!(s[i - 1], b'.' | b'@' | b'-')))
+        {
+            i += 1;
+            continue;
+        }
+        // Labels from i.
+        let mut labels: Vec<(usize, usize)> = Vec::new();
+        let mut j = i;
+        loop {
+            let ls = j;
+            while j < b && is_label_byte(s[j]) {
+                j += 1;
+            }
+            labels.push((ls, j));
+            if j + 1 < b && s[j] == b'.' && is_label_byte(s[j + 1]) {
+                j += 1;
+                continue;
+            }
+            break;
+        }
+        // The host must end at a word boundary (`x.org_name` is no host).
+        let ends_clean = j >= b || !(is_word_byte(s[j]));
+        if labels.len() >= 2 && ends_clean {
+            let (fa, fb) = labels[0];
+            let (la, lb) = labels[labels.len() - 1];
+            let www = run_at(s, runs, fa, fb).is_some_and(|w| ask.is_one_of(w, &["www"]));
+            let tld = run_at(s, runs, la, lb).is_some_and(|t| ask.is_one_of(t, TOP_LEVEL));
+            if www || tld {
+                out.push((i, b));
+                return;
+            }
+        }
+        i = j.max(i + 1);
+    }
+}
+
+/// Whether the byte before `start` is a dot preceded by a word that starts with a digit
+/// (`1.0.` before `dev0`).
+fn after_number_dot(s: &[u8], start: usize) -> bool {
+    if start < 2 || s[start - 1] != b'.' {
+        return false;
+    }
+    let mut k = start - 1;
+    while k > 0 && is_word_byte(s[k - 1]) {
+        k -= 1;
+    }
+    k < start - 1 && s[k].is_ascii_digit()
+}
+
+/// Keep the extension parts of path-like words: from the end of a word of `[A-Za-z0-9_*.-]`
+/// bytes, each dot-separated part that is a whole run and a tree extension stays, back to the
+/// first part that is not (the first part of the word is never an extension, except after a
+/// leading dot: `".toml"`).
+fn extensions(s: &[u8], runs: &mut [Run], ask: &dyn Ask) {
+    let path_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'*' | b'.' | b'-');
+    let mut i = 0;
+    while i < s.len() {
+        if !path_byte(s[i]) {
+            i += 1;
+            continue;
+        }
+        let a = i;
+        while i < s.len() && path_byte(s[i]) {
+            i += 1;
+        }
+        // A word glued to non-ASCII bytes is not a path word of its own.
+        if (a > 0 && s[a - 1] >= 0x80) || (i < s.len() && s[i] >= 0x80) {
+            continue;
+        }
+        let mut end = i;
+        while end > a && s[end - 1] == b'.' {
+            end -= 1;
+        }
+        // Parts from the end.
+        let mut e = end;
+        while e > a {
+            let Some(dot) = s[a..e].iter().rposition(|&x| x == b'.').map(|p| a + p) else {
+                break;
+            };
+            let (ps, pe) = (dot + 1, e);
+            let k = runs.partition_point(|r| r.start < ps);
+            let Some(r) = runs.get(k).copied() else { break };
+            if r.start != ps || r.end != pe || r.class == Class::Code {
+                break;
+            }
+            let Ok(word) = std::str::from_utf8(&s[ps..pe]) else {
+                break;
+            };
+            if !ask.is_extension(word) {
+                break;
+            }
+            runs[k].class = Class::Fixed;
+            e = dot;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transform::formats::Plain;
+    use crate::transform::lexer::text_runs;
+    use std::collections::BTreeSet;
+
+    fn fixed(t: &str, exts: &[&str]) -> Vec<String> {
+        let set: BTreeSet<String> = exts.iter().map(|e| e.to_string()).collect();
+        let ask = Plain {
+            extensions: Some(&set),
+        };
+        let mut runs = text_runs(t.as_bytes());
+        protect(t.as_bytes(), &mut runs, &ask);
+        runs.iter()
+            .filter(|r| r.class == Class::Fixed)
+            .map(|r| t[r.start..r.end].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn urls_from_any_scheme_to_the_chunk_end() {
+        assert_eq!(
+            fixed(
+                "see https://docs.python.org/3/library (query) and git+ssh://host/repo.git x",
+                &[]
+            ),
+            ["https", "docs", "python", "org", "library", "git", "ssh", "host", "repo", "git"]
+        );
+        assert_eq!(fixed("\"ftp://a/b\" query", &[]), ["ftp", "a", "b"]);
+    }
+
+    #[test]
+    fn emails_and_hostnames() {
+        assert_eq!(
+            fixed("mail dev_team@example.com now", &[]),
+            ["dev_team", "example", "com"]
+        );
+        assert_eq!(
+            fixed("pypi.org/project/query www.query.example fine.query", &[]),
+            ["pypi", "org", "project", "query", "www", "query", "example"]
+        );
+        // Not hosts: no top-level domain, glued to a word, or a decorator.
+        assert!(fixed("pkg.mod.query x.org_name @query.org", &[]).is_empty());
+    }
+
+    #[test]
+    fn versions_after_a_number_and_a_dot() {
+        assert_eq!(
+            fixed("1.0.dev0 2.post1 v1.query 3.rc1", &[]),
+            ["dev0", "post1", "rc1"]
+        );
+    }
+
+    #[test]
+    fn tree_extensions_at_the_end_of_path_words() {
+        assert_eq!(
+            fixed(
+                "data/query.toml *.tar.gz \".toml\" toml x.toml.query cfg.mod",
+                &["toml", "tar", "gz"]
+            ),
+            ["toml", "tar", "gz", "toml"]
+        );
+    }
+}
