@@ -25,6 +25,8 @@ enum Command {
     Translate(TranslateArgs),
     /// Run a test command on ORIGINAL and on its view and compare outcomes test by test.
     Verify(cli::verify::VerifyArgs),
+    /// Replace a Python environment's editable install of ORIGINAL with one of the VIEW.
+    Repoint(cli::repoint::RepointArgs),
 }
 
 fn main() {
@@ -47,6 +49,7 @@ fn main() {
         Command::Demo(a) => cli::demo::demo(a),
         Command::Map(a) => cli::map::map(a),
         Command::Verify(a) => cli::verify::verify(a),
+        Command::Repoint(a) => cli::repoint::repoint(a),
     };
     if let Err(e) = result {
         eprintln!("schrodinger: {e}");

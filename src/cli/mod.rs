@@ -4,6 +4,7 @@ pub mod demo;
 pub mod export;
 pub mod map;
 pub mod mount;
+pub mod repoint;
 pub mod translate;
 pub mod verify;
 
