@@ -439,3 +439,66 @@ pub fn sha256(b: &[u8]) -> String {
 pub fn show(k: &[u8]) -> String {
     String::from_utf8_lossy(k).into_owned()
 }
+
+/// A PyPI source distribution, downloaded once into the target directory's cache. `None`
+/// (with a loud SKIPPED line) when the registry cannot be reached outside CI; under CI=true
+/// that fails the test instead.
+pub fn sdist(test: &str, name: &str, version: &str) -> Option<PathBuf> {
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdists");
+    fs::create_dir_all(&cache).unwrap();
+    let find = || {
+        fs::read_dir(&cache)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                let f = p.file_name().unwrap().to_string_lossy().to_lowercase();
+                f.starts_with(&format!(
+                    "{}-{version}.",
+                    name.to_lowercase().replace('-', "_")
+                )) || f.starts_with(&format!("{}-{version}.", name.to_lowercase()))
+            })
+    };
+    if let Some(p) = find() {
+        return Some(p);
+    }
+    let out = output(
+        Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+            ])
+            .arg(format!("{name}=={version}"))
+            .arg("-d")
+            .arg(&cache),
+    );
+    match find() {
+        Some(p) if out.status.success() => Some(p),
+        _ => {
+            let msg = String::from_utf8_lossy(&out.stderr).into_owned();
+            if in_ci() {
+                panic!("{test}: cannot download {name}=={version} (CI=true): {msg}");
+            }
+            eprintln!("\n!!!!! {test} SKIPPED: cannot download {name}=={version}: {msg} !!!!!\n");
+            None
+        }
+    }
+}
+
+/// Unpack a `.tar.gz` sdist into `dir` (its top folder stripped).
+pub fn unpack(sdist: &Path, dir: &Path) {
+    fs::create_dir_all(dir).unwrap();
+    run_ok(
+        Command::new("tar")
+            .arg("xzf")
+            .arg(sdist)
+            .arg("-C")
+            .arg(dir)
+            .arg("--strip-components=1"),
+    );
+}

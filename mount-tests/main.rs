@@ -10,6 +10,7 @@ mod bad_input;
 mod edits;
 mod git;
 mod harness;
+mod history;
 mod install;
 mod killed;
 mod leak;

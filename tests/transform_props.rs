@@ -127,6 +127,10 @@ const TEXT_FRAGS: &[&str] = &[
     "9",
     "0",
     "é",
+    "’",
+    "\u{2014}",
+    "\u{3001}",
+    "\u{a0}",
     " ",
     "\t",
     ":",
@@ -175,7 +179,7 @@ fn bytes_strategy(max_frags: usize) -> impl Strategy<Value = Vec<u8>> {
 fn name_strategy() -> impl Strategy<Value = Vec<u8>> {
     let frag = prop_oneof![
         8 => select(RUN_FRAGS).prop_map(|s| s.as_bytes().to_vec()),
-        3 => select(&[".", ".py", ".json", "..", "-", " ", "é", "__init__"][..])
+        3 => select(&[".", ".py", ".json", "..", "-", " ", "é", "’", "__init__"][..])
             .prop_map(|s| s.as_bytes().to_vec()),
         1 => Just(b"\xff".to_vec()),
         1 => any::<u8>().prop_filter("no slash or NUL", |b| *b != b'/' && *b != 0)

@@ -41,13 +41,59 @@ pub struct Run {
     pub class: Class,
 }
 
-pub(crate) fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+/// Whether the byte at `i` belongs to a word: ASCII letters, digits and `_`, and every byte
+/// of a non-ASCII character that is not punctuation, a space or a symbol (letters of any
+/// script, and bytes that are not valid UTF-8). So `café` is one word (never a run: a run is
+/// ASCII) while `six’s` is the run `six`, a curly apostrophe and `s`. The decision reads only
+/// bytes that are not part of any run, which swapping never changes (law 3).
+pub(crate) fn is_word_at(s: &[u8], i: usize) -> bool {
+    let b = s[i];
+    if b < 0x80 {
+        return b.is_ascii_alphanumeric() || b == b'_';
+    }
+    // The start of the character this byte belongs to: at most three continuation bytes back.
+    let mut start = i;
+    while start > 0 && i - start < 3 && s[start] & 0xC0 == 0x80 {
+        start -= 1;
+    }
+    let len = match s[start] {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return true,
+    };
+    let Some(bytes) = s.get(start..start + len) else {
+        return true;
+    };
+    if start + len <= i {
+        return true;
+    }
+    match std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|c| c.chars().next())
+    {
+        Some(c) => !is_boundary_char(c),
+        None => true,
+    }
+}
+
+/// Non-ASCII characters that separate words: spaces, punctuation and symbols of the Latin-1
+/// supplement, general punctuation (curly quotes, dashes, ellipsis), arrows, mathematical and
+/// technical symbols, box drawing, and CJK and full-width punctuation.
+fn is_boundary_char(c: char) -> bool {
+    matches!(c as u32,
+        0x80..=0xBF | 0xD7 | 0xF7
+        | 0x2000..=0x206F
+        | 0x2190..=0x2BFF
+        | 0x3000..=0x303F
+        | 0xFE30..=0xFE4F
+        | 0xFF01..=0xFF0F | 0xFF1A..=0xFF20 | 0xFF3B..=0xFF40 | 0xFF5B..=0xFF65
+    ) || c.is_whitespace()
 }
 
 /// End of the word that starts at `i` (exclusive).
 pub(crate) fn word_end(s: &[u8], mut i: usize) -> usize {
-    while i < s.len() && is_word_byte(s[i]) {
+    while i < s.len() && is_word_at(s, i) {
         i += 1;
     }
     i
@@ -84,8 +130,8 @@ pub fn text_runs(s: &[u8]) -> Vec<Run> {
 pub(crate) fn push_runs(s: &[u8], from: usize, to: usize, class: Class, out: &mut Vec<Run>) {
     let mut i = from;
     // A range that starts inside a word holds no run there (not at a word boundary).
-    if i > 0 && i < to && is_word_byte(s[i - 1]) {
-        while i < to && is_word_byte(s[i]) {
+    if i > 0 && i < to && is_word_at(s, i - 1) {
+        while i < to && is_word_at(s, i) {
             i += 1;
         }
     }
@@ -98,9 +144,9 @@ pub(crate) fn push_runs_from(s: &[u8], from: usize, to: usize, class: Class, out
     let to = to.min(s.len());
     let mut i = from;
     while i < to {
-        if is_word_byte(s[i]) {
+        if is_word_at(s, i) {
             let e = word_end(s, i).min(to);
-            if is_run(&s[i..e]) && (e == s.len() || !is_word_byte(s[e])) {
+            if is_run(&s[i..e]) && (e == s.len() || !is_word_at(s, e)) {
                 out.push(Run {
                     start: i,
                     end: e,
@@ -168,7 +214,7 @@ pub fn scan_python(s: &[u8], mut emit: impl FnMut(Event)) {
         match top {
             Frame::Code { field_depth } => {
                 let b = s[i];
-                if is_word_byte(b) {
+                if is_word_at(s, i) {
                     let e = word_end(s, i);
                     let w = &s[i..e];
                     if e < n && (s[e] == b'"' || s[e] == b'\'') {
@@ -274,7 +320,7 @@ pub fn scan_python(s: &[u8], mut emit: impl FnMut(Event)) {
                     i += 1;
                     continue;
                 }
-                if is_word_byte(b) {
+                if is_word_at(s, i) {
                     let e = word_end(s, i);
                     if is_run(&s[i..e]) {
                         out(Event::Run(Run {
@@ -342,7 +388,7 @@ fn escape(s: &[u8], i: usize) -> usize {
                 j += 1;
             }
             // Letters glued to the escape digits are not at a word boundary.
-            if j < s.len() && is_word_byte(s[j]) {
+            if j < s.len() && is_word_at(s, j) {
                 j = word_end(s, j);
             }
             j
@@ -366,7 +412,7 @@ fn escape(s: &[u8], i: usize) -> usize {
 /// Scan a comment body from `i` to the line end; returns the index of the line end.
 fn comment(s: &[u8], mut i: usize, out: &mut impl FnMut(Event)) -> usize {
     while i < s.len() && s[i] != b'\n' && s[i] != b'\r' {
-        if is_word_byte(s[i]) {
+        if is_word_at(s, i) {
             let e = word_end(s, i);
             if is_run(&s[i..e]) {
                 out(Event::Run(Run {
@@ -385,6 +431,20 @@ fn comment(s: &[u8], mut i: usize, out: &mut impl FnMut(Event)) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn non_ascii_punctuation_ends_a_word_letters_do_not() {
+        let s = "six\u{2019}s caf\u{e9} na\u{ef}ve a\u{2014}b x\u{a0}y \u{ff}";
+        let runs: Vec<&str> = text_runs(s.as_bytes())
+            .iter()
+            .map(|r| &s[r.start..r.end])
+            .collect();
+        assert_eq!(runs, ["six", "s", "a", "b", "x", "y"]);
+        // Bytes that are not UTF-8 stay word bytes, as before.
+        let bad = b"ab\xffcd ok";
+        let runs: Vec<_> = text_runs(bad).iter().map(|r| r.start..r.end).collect();
+        assert_eq!(runs, [6..8]);
+    }
+
     use super::*;
 
     fn runs(src: &str) -> Vec<(String, Class)> {

@@ -910,6 +910,14 @@ pub fn is_pure_local(run: &str, exposed: &HashSet<&str>, input: &PolicyInput<'_>
 
 /// Why an owned run must not be renamed, if it must not.
 pub fn freeze_reason(run: &str, input: &PolicyInput<'_>, f: &Findings) -> Option<FreezeReason> {
+    // A frozen run followed by digits stays as the renamer keeps it (`Base2` beside the
+    // outside `Base`, pytest's `option_args0`): see `Renamer::is_frozen_run`.
+    let stem = run.trim_end_matches(|c: char| c.is_ascii_digit());
+    if stem.len() < run.len() && !stem.is_empty() {
+        if let Some(r) = freeze_reason(stem, input, f) {
+            return Some(r);
+        }
+    }
     if is_dunder(run) {
         Some(FreezeReason::Dunder)
     } else if is_keyword(run) {
@@ -982,6 +990,35 @@ mod tests {
         // A sibling module that the environment does not provide is the repository's.
         assert!(!is_outside_module("helpers", &input));
         assert!(is_outside_module("numpy", &input));
+    }
+
+    /// The renamer keeps a frozen run followed by digits (`Base2` beside the outside `Base`),
+    /// so the policy must not count such a run as renamed (the bundle's `owned_runs` is what
+    /// the leak tests check the view against).
+    #[test]
+    fn a_frozen_name_with_digits_is_not_owned() {
+        let own = set(&["shop"]);
+        let names = set(&["Base"]);
+        let defined = set(&["Base2", "Basket2"]);
+        let src: &[u8] = b"class Base2(object):\n    pass\nclass Basket2(Base2):\n    pass\n";
+        let input = PolicyInput {
+            python: vec![("shop/kinds.py", src)],
+            text: vec![],
+            binary: vec![],
+            names: vec!["shop", "kinds.py"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &names,
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+        };
+        let f = analyze(&input);
+        assert!(f.frozen_owned.contains("Base2"), "{:?}", f.owned_runs);
+        assert!(!f.owned_runs.contains("Base2"));
+        assert!(f.owned_runs.contains("Basket2"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! whitespace only.
 
 use super::{basic_content, push};
-use crate::transform::lexer::{is_word_byte, word_end, Class, Run};
+use crate::transform::lexer::{is_word_at, word_end, Class, Run};
 
 /// Runs of a JSON document, classified. Never fails.
 pub fn runs(s: &[u8], keys_fixed: bool) -> Vec<Run> {
@@ -33,7 +33,7 @@ pub fn runs(s: &[u8], keys_fixed: bool) -> Vec<Run> {
             };
             basic_content(s, a, b, class, &mut out);
             i = (b + 1).min(s.len());
-        } else if is_word_byte(c) {
+        } else if is_word_at(s, i) {
             let e = word_end(s, i);
             push(s, i, e, Class::Fixed, &mut out);
             i = e;

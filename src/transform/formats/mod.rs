@@ -207,7 +207,7 @@ pub(crate) fn basic_content(s: &[u8], a: usize, b: usize, class: Class, out: &mu
         j += 1;
         if j < b && matches!(s[j], b'u' | b'U' | b'x') {
             j += 1;
-            while j < b && lexer::is_word_byte(s[j]) {
+            while j < b && lexer::is_word_at(s, j) {
                 j += 1;
             }
         } else if j < b {

@@ -20,7 +20,7 @@
 //!   `".toml"`) that are extensions of files in the tree (asked), as file names keep theirs.
 
 use super::Ask;
-use crate::transform::lexer::{is_word_byte, Class, Run};
+use crate::transform::lexer::{is_word_at, Class, Run};
 
 /// Top-level domains the hostname rule recognises. The three-letter ones are frozen tokens
 /// (`super::FROZEN_TOKENS`), so in a real bundle no run ever becomes or stops being one.
@@ -124,7 +124,7 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
     let mut i = a;
     while i < b {
         if !is_label_byte(s[i])
-            || (i > a && (is_word_byte(s[i - 1]) || matches!(s[i - 1], b'.' | b'@' | b'-')))
+            || (i > a && (is_word_at(s, i - 1) || matches!(s[i - 1], b'.' | b'@' | b'-')))
         {
             i += 1;
             continue;
@@ -145,7 +145,7 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
             break;
         }
         // The host must end at a word boundary (`x.org_name` is no host).
-        let ends_clean = j >= b || !(is_word_byte(s[j]));
+        let ends_clean = j >= b || !is_word_at(s, j);
         if labels.len() >= 2 && ends_clean {
             let (fa, fb) = labels[0];
             let (la, lb) = labels[labels.len() - 1];
@@ -167,7 +167,7 @@ fn after_number_dot(s: &[u8], start: usize) -> bool {
         return false;
     }
     let mut k = start - 1;
-    while k > 0 && is_word_byte(s[k - 1]) {
+    while k > 0 && is_word_at(s, k - 1) {
         k -= 1;
     }
     k < start - 1 && s[k].is_ascii_digit()

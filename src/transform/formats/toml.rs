@@ -24,7 +24,7 @@
 //! letters are the same in the view. Every other decision is made from punctuation.
 
 use super::{basic_content, is_space, line_end, push, requirement};
-use crate::transform::lexer::{is_word_byte, Class, Run};
+use crate::transform::lexer::{is_word_at, Class, Run};
 
 /// A segment of a key path: the text of a fixed key, or a key in an owned position (whose
 /// letters are never looked at).
@@ -420,7 +420,7 @@ impl Lx<'_> {
 
     /// Consume one unexpected word or byte (string rule), so every loop makes progress.
     fn unit(&mut self) {
-        let e = if is_word_byte(self.s[self.i]) {
+        let e = if is_word_at(self.s, self.i) {
             crate::transform::lexer::word_end(self.s, self.i)
         } else {
             self.i + 1
