@@ -441,8 +441,8 @@ mod tests {
         assert_eq!(runs, ["six", "s", "a", "b", "x", "y"]);
         // Bytes that are not UTF-8 stay word bytes, as before.
         let bad = b"ab\xffcd ok";
-        let runs: Vec<_> = text_runs(bad).iter().map(|r| r.start..r.end).collect();
-        assert_eq!(runs, [6..8]);
+        let runs: Vec<(usize, usize)> = text_runs(bad).iter().map(|r| (r.start, r.end)).collect();
+        assert_eq!(runs, [(6, 8)]);
     }
 
     use super::*;
