@@ -432,8 +432,8 @@ pub fn build_with_env(
 ///   transitively, everything those import;
 /// - from every group that imports the repository itself (pytest importing `iniconfig`, a
 ///   plugin importing the repository's API), the names its code uses on the repository's
-///   modules (`EnvScan::uses`), and the plugins of the entry point groups it names: such code
-///   calls the repository by those names whether or not the repository imports it;
+///   modules (`EnvScan::uses`): such code calls the repository by those names whether or not
+///   the repository imports it;
 /// - every component of the module paths of the stdlib and of the reached groups
 ///   (`"urllib.robotparser"` keeps `robotparser`), since code names modules in strings.
 ///
@@ -466,7 +466,7 @@ fn reachable_env_names(
         }
     }
     let reverse = reverse_dependencies(env, own);
-    let reach = reached_groups(env, start, &reverse, own);
+    let reach = reached_groups(env, start, own);
     let mut names = BTreeSet::new();
     for (group, list) in &env.groups {
         if group.is_empty() || reach.contains(group) {
@@ -509,12 +509,13 @@ fn reverse_dependencies<'e>(env: &'e EnvScan, own: &BTreeSet<String>) -> BTreeSe
 }
 
 /// The groups reachable from the repository's imports `start`: followed through what each
-/// group imports, and through the plugins of each entry point group that the stdlib, a
-/// reached group or a reverse dependency names.
+/// group imports, and through the plugins of each entry point group that the stdlib or a
+/// reached group names. Only code that runs in the repository's process loads plugins into
+/// it: a reverse dependency that is not reached (setuptools naming `console_scripts`, whose
+/// programs include pip) would reach programs that never meet the repository.
 fn reached_groups(
     env: &EnvScan,
     start: BTreeSet<String>,
-    reverse: &BTreeSet<&str>,
     own: &BTreeSet<String>,
 ) -> BTreeSet<String> {
     let mut reach = BTreeSet::new();
@@ -533,10 +534,7 @@ fn reached_groups(
             }
         }
         for (consumer, eps) in &env.loads {
-            let runs = consumer.is_empty()
-                || reach.contains(consumer)
-                || reverse.contains(consumer.as_str());
-            if !runs {
+            if !(consumer.is_empty() || reach.contains(consumer)) {
                 continue;
             }
             for ep in eps {
@@ -956,8 +954,9 @@ mod tests {
     }
 
     /// Code that imports the repository (a reverse dependency) adds the names it uses on the
-    /// repository, not the rest of its vocabulary, and the plugins it loads are reached; an
-    /// installed copy of the repository is no reverse dependency of it.
+    /// repository, not the rest of its vocabulary nor the plugins it loads (it is not reached,
+    /// so it loads them in processes of its own); an installed copy of the repository is no
+    /// reverse dependency of it.
     #[test]
     fn code_that_imports_the_repository_freezes_what_it_uses_on_it() {
         let mut env = made_up_env(
@@ -994,10 +993,12 @@ mod tests {
             reachable_env_names(&env, &python, &set(own), &BTreeSet::new(), &modules)
         };
         let as_mine = names(&["mine"]);
-        for n in ["mine_api", "flag_word", "uplug_word"] {
+        for n in ["mine_api", "flag_word"] {
             assert!(as_mine.contains(n), "{n} missing: {as_mine:?}");
         }
-        assert!(!as_mine.contains("user_private") && !as_mine.contains("copy_private"));
+        for n in ["user_private", "copy_private", "uplug_word"] {
+            assert!(!as_mine.contains(n), "{n} is not used on the repository");
+        }
         let other = names(&["elsewhere"]);
         assert!(!other.contains("mine_api") && !other.contains("uplug_word"));
     }
