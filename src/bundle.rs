@@ -173,6 +173,20 @@ pub struct EnvScan {
     /// The interpreter's builtin names (`dir(builtins)`), sorted.
     #[serde(default)]
     pub builtins: Vec<String>,
+    /// For each group ("" for the stdlib), the dotted paths of its modules and packages.
+    #[serde(default)]
+    pub module_paths: BTreeMap<String, Vec<String>>,
+    /// For each entry point group of the installed distributions (`pytest11`,
+    /// `console_scripts`), the groups holding its plugins.
+    #[serde(default)]
+    pub entry_points: BTreeMap<String, Vec<String>>,
+    /// For each group, the entry point groups its code names (and so loads).
+    #[serde(default)]
+    pub loads: BTreeMap<String, Vec<String>>,
+    /// For each group, per top-level module it imports from outside the stdlib and itself,
+    /// the names its code uses on that module (see `module_uses` in the scan script).
+    #[serde(default)]
+    pub uses: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 /// Scan (or load from the cache) the names the environment of `python` defines.
@@ -437,10 +451,23 @@ fn tree_extensions(tree: &Tree) -> BTreeSet<String> {
     out
 }
 
-/// Names defined or used by outside code the repository can reach: the stdlib and builtins
-/// always, and the site-packages groups that the repository imports, with everything those
-/// import in turn. Packages the repository never reaches cannot call its code, so their names
-/// need not be frozen (a large environment would otherwise freeze most English words).
+/// Names defined or used by outside code that can touch the repository:
+///
+/// - the stdlib and builtins, always;
+/// - every name of the *reached* site-packages groups: those the repository imports, the
+///   plugins of every entry point group that reached code names (pytest's `pytest11`
+///   plugins, loaded by name from metadata and never imported by the repository), and,
+///   transitively, everything those import;
+/// - from every group that imports the repository itself (pytest importing `iniconfig`, a
+///   plugin importing the repository's API), the names its code uses on the repository's
+///   modules (`EnvScan::uses`): such code calls the repository by those names whether or not
+///   the repository imports it;
+/// - every component of the module paths of the stdlib and of the reached groups
+///   (`"urllib.robotparser"` keeps `robotparser`), since code names modules in strings.
+///
+/// Groups the repository never reaches cannot call its code, so their other names need not be
+/// frozen (a large environment would otherwise freeze most English words); a reverse
+/// dependency contributes only the names it uses on the repository for the same reason.
 fn reachable_env_names(
     env: &EnvScan,
     python: &[(&str, &[u8])],
@@ -466,26 +493,89 @@ fn reachable_env_names(
             }
         }
     }
-    let mut reach = BTreeSet::new();
-    let mut todo: Vec<String> = start.into_iter().collect();
-    while let Some(g) = todo.pop() {
-        // A copy of the repository installed into the environment is not outside code, nor
-        // is one vendored inside another package (group `setuptools._vendor.more_itertools`).
-        let package = g.rsplit('.').next().unwrap_or(&g);
-        if own.contains(package) || !env.groups.contains_key(&g) || !reach.insert(g.clone()) {
-            continue;
-        }
-        if let Some(next) = env.imports.get(&g) {
-            todo.extend(next.iter().filter(|n| !reach.contains(*n)).cloned());
-        }
-    }
+    let reverse = reverse_dependencies(env, own);
+    let reach = reached_groups(env, start, own);
     let mut names = BTreeSet::new();
     for (group, list) in &env.groups {
         if group.is_empty() || reach.contains(group) {
             names.extend(list.iter().cloned());
         }
     }
+    for g in &reverse {
+        if let Some(per) = env.uses.get(*g) {
+            for m in own {
+                names.extend(per.get(m).into_iter().flatten().cloned());
+            }
+        }
+    }
+    for (group, paths) in &env.module_paths {
+        if group.is_empty() || reach.contains(group) {
+            for p in paths {
+                names.extend(p.split('.').map(str::to_string));
+            }
+        }
+    }
     names
+}
+
+/// Whether a group is a copy of the repository itself: installed into the environment
+/// (group `mine`) or vendored inside another package (`setuptools._vendor.more_itertools`).
+/// Such a copy is the repository's own code, not outside code.
+fn is_copy_of_repository(group: &str, own: &BTreeSet<String>) -> bool {
+    own.contains(group.rsplit('.').next().unwrap_or(group))
+}
+
+/// The groups whose code imports one of the repository's top-level modules.
+fn reverse_dependencies<'e>(env: &'e EnvScan, own: &BTreeSet<String>) -> BTreeSet<&'e str> {
+    env.imports
+        .iter()
+        .filter(|(g, imps)| {
+            !g.is_empty() && !is_copy_of_repository(g, own) && imps.iter().any(|m| own.contains(m))
+        })
+        .map(|(g, _)| g.as_str())
+        .collect()
+}
+
+/// The groups reachable from the repository's imports `start`: followed through what each
+/// group imports, and through the plugins of each entry point group that the stdlib or a
+/// reached group names. Only code that runs in the repository's process loads plugins into
+/// it: a reverse dependency that is not reached (setuptools naming `console_scripts`, whose
+/// programs include pip) would reach programs that never meet the repository.
+fn reached_groups(
+    env: &EnvScan,
+    start: BTreeSet<String>,
+    own: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    let mut reach = BTreeSet::new();
+    let mut loaded: BTreeSet<&str> = BTreeSet::new();
+    let mut todo: Vec<String> = start.into_iter().collect();
+    loop {
+        while let Some(g) = todo.pop() {
+            if is_copy_of_repository(&g, own)
+                || !env.groups.contains_key(&g)
+                || !reach.insert(g.clone())
+            {
+                continue;
+            }
+            if let Some(next) = env.imports.get(&g) {
+                todo.extend(next.iter().filter(|n| !reach.contains(*n)).cloned());
+            }
+        }
+        for (consumer, eps) in &env.loads {
+            if !(consumer.is_empty() || reach.contains(consumer)) {
+                continue;
+            }
+            for ep in eps {
+                if loaded.insert(ep.as_str()) {
+                    let plugins = env.entry_points.get(ep).into_iter().flatten();
+                    todo.extend(plugins.filter(|p| !reach.contains(*p)).cloned());
+                }
+            }
+        }
+        if todo.is_empty() {
+            return reach;
+        }
+    }
 }
 
 /// Names the Python files define, parsed in parallel.
@@ -827,5 +917,170 @@ mod tests {
                 "{run} is renamed but stored in a binary file"
             );
         }
+    }
+
+    fn strs(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|x| x.to_string()).collect()
+    }
+
+    fn set(xs: &[&str]) -> BTreeSet<String> {
+        xs.iter().map(|x| x.to_string()).collect()
+    }
+
+    /// A made-up scan: groups with their names, and what each group imports.
+    fn made_up_env(groups: &[(&str, &[&str])], imports: &[(&str, &[&str])]) -> EnvScan {
+        EnvScan {
+            groups: groups
+                .iter()
+                .map(|(g, n)| (g.to_string(), strs(n)))
+                .collect(),
+            imports: imports
+                .iter()
+                .map(|(g, n)| (g.to_string(), strs(n)))
+                .collect(),
+            modules: groups
+                .iter()
+                .filter(|(g, _)| !g.is_empty())
+                .map(|(g, _)| g.to_string())
+                .collect(),
+            ..EnvScan::default()
+        }
+    }
+
+    /// The plugins of an entry point group are reached when reached code names the group
+    /// (pytest naming `pytest11`), though nothing imports them; the plugins of a group that no
+    /// running code names are not.
+    #[test]
+    fn plugins_of_groups_that_reached_code_loads_are_reached() {
+        let mut env = made_up_env(
+            &[
+                ("", &[]),
+                ("host", &["host_api"]),
+                ("plug", &["plug_word"]),
+                ("idle", &["idle_word"]),
+            ],
+            &[],
+        );
+        env.entry_points = [
+            ("host_plugins".to_string(), strs(&["plug"])),
+            ("unnamed".to_string(), strs(&["idle"])),
+        ]
+        .into_iter()
+        .collect();
+        env.loads = [("host".to_string(), strs(&["host_plugins"]))]
+            .into_iter()
+            .collect();
+        let modules = set(&["host", "plug", "idle"]);
+        let names = |src: &'static [u8]| {
+            let python = [("mine/use.py", src)];
+            reachable_env_names(&env, &python, &set(&["mine"]), &BTreeSet::new(), &modules)
+        };
+        let with_host = names(b"import host\n");
+        assert!(with_host.contains("host_api") && with_host.contains("plug_word"));
+        assert!(!with_host.contains("idle_word"), "{with_host:?}");
+        assert!(!names(b"import json\n").contains("plug_word"));
+    }
+
+    /// Code that imports the repository (a reverse dependency) adds the names it uses on the
+    /// repository, not the rest of its vocabulary nor the plugins it loads (it is not reached,
+    /// so it loads them in processes of its own); an installed copy of the repository is no
+    /// reverse dependency of it.
+    #[test]
+    fn code_that_imports_the_repository_freezes_what_it_uses_on_it() {
+        let mut env = made_up_env(
+            &[
+                ("", &[]),
+                ("user", &["user_private", "mine_api", "flag_word"]),
+                ("uplug", &["uplug_word"]),
+                ("mine", &["copy_private"]),
+            ],
+            &[("user", &["mine"]), ("mine", &["mine"])],
+        );
+        env.uses = [
+            ("user", "mine", &["mine_api", "flag_word"][..]),
+            ("mine", "mine", &["copy_private"][..]),
+        ]
+        .into_iter()
+        .map(|(g, m, n)| {
+            (
+                g.to_string(),
+                [(m.to_string(), strs(n))].into_iter().collect(),
+            )
+        })
+        .collect();
+        env.entry_points = [("user_plugins".to_string(), strs(&["uplug"]))]
+            .into_iter()
+            .collect();
+        env.loads = [("user".to_string(), strs(&["user_plugins"]))]
+            .into_iter()
+            .collect();
+        let modules = set(&["user", "uplug", "mine"]);
+        let src: &[u8] = b"def mine_api(flag_word=1):\n    pass\n";
+        let python = [("mine/__init__.py", src)];
+        let names = |own: &[&str]| {
+            reachable_env_names(&env, &python, &set(own), &BTreeSet::new(), &modules)
+        };
+        let as_mine = names(&["mine"]);
+        for n in ["mine_api", "flag_word"] {
+            assert!(as_mine.contains(n), "{n} missing: {as_mine:?}");
+        }
+        for n in ["user_private", "copy_private", "uplug_word"] {
+            assert!(!as_mine.contains(n), "{n} is not used on the repository");
+        }
+        let other = names(&["elsewhere"]);
+        assert!(!other.contains("mine_api") && !other.contains("uplug_word"));
+    }
+
+    /// Every component of an environment module path stays, wherever it appears: a six-style
+    /// move table names `urllib.robotparser` in strings, and the repository's own code names
+    /// `robotparser` too.
+    #[test]
+    fn components_of_environment_module_paths_stay() {
+        let moves = "class MovedModule:\n    def __init__(self, name, old, new):\n        self.mod = new\n\n\
+                     MOVES = [MovedModule(\"urllib_robotparser\", \"robotparser\", \"urllib.robotparser\")]\n";
+        let user = "from pkg.moves import robotparser\n\n\
+                    def read_rules(robotparser_text):\n    return robotparser, robotparser_text\n";
+        let tree = Tree {
+            files: vec![
+                TreeFile {
+                    rel: PathBuf::from("pkg/moves.py"),
+                    content: moves.as_bytes().to_vec(),
+                },
+                TreeFile {
+                    rel: PathBuf::from("pkg/user.py"),
+                    content: user.as_bytes().to_vec(),
+                },
+            ],
+            dirs: vec![PathBuf::from("pkg")],
+        };
+        let mut env = made_up_env(&[("", &[])], &[]);
+        env.modules = strs(&["urllib"]);
+        env.module_paths = [(String::new(), strs(&["urllib", "urllib.robotparser"]))]
+            .into_iter()
+            .collect();
+        let opts = BuildOptions {
+            seed: 5,
+            levels: vec![2],
+            python: PathBuf::from("python3"),
+            freeze: vec![],
+            cache_dir: None,
+            rename_pure_locals: false,
+        };
+        let b = build_with_env(&tree, &env, &opts, &Progress::hidden());
+        let r = b.renamer().unwrap();
+        let view = |name: &str, src: &str| {
+            String::from_utf8(r.swap_content(name.as_bytes(), src.as_bytes()).into_owned()).unwrap()
+        };
+        let v = view("pkg/moves.py", moves);
+        assert!(
+            v.contains("\"robotparser\", \"urllib.robotparser\")"),
+            "{v}"
+        );
+        let v = view("pkg/user.py", user);
+        assert!(v.contains("import robotparser\n"), "{v}");
+        assert!(
+            !v.contains("read_rules"),
+            "the test needs a renamed name: {v}"
+        );
     }
 }

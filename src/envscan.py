@@ -2,21 +2,34 @@
 # environment a view will run under. Run by schrodinger as:
 #     python3 envscan.py fingerprint
 #     python3 envscan.py scan
-# and prints one JSON document on stdout. Never imports third-party code: pure-Python
-# sources are read with `ast`; only builtin and extension modules of the stdlib are imported
-# (they have no source to read).
+# and prints one JSON document on stdout. Pure-Python sources are read with `ast`, never
+# imported. Builtin and extension modules have no source: they are imported in a child
+# process of their own (`cmodules`), started with -I -S so that no site-packages directory
+# is on its path (an extension module of a site-packages package is loaded from its file and
+# cannot pull in Python code of other packages), with standard input and output pointed at
+# /dev/null (a module that prints cannot corrupt the report), a time limit per module and for
+# all of them; a module that fails, hangs or kills the child is left out and the rest go on.
 import ast
 import builtins
+import configparser
 import json
 import keyword
 import os
+import queue
+import re
+import subprocess
 import sys
 import sysconfig
+import threading
+import time
 
-SCAN_VERSION = 10
+SCAN_VERSION = 11
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
+# Seconds one builtin or extension module may take to import and list, and all of them.
+C_MODULE_TIMEOUT = 10.0
+C_SCAN_BUDGET = 60.0
 
 
 def roots():
@@ -48,9 +61,11 @@ def fingerprint():
 
 
 class Collector(ast.NodeVisitor):
-    def __init__(self, names, imports):
+    def __init__(self, names, imports, loads, ep_groups):
         self.names = names
         self.imports = imports
+        self.loads = loads
+        self.ep_groups = ep_groups
 
     def add(self, n):
         if n:
@@ -91,6 +106,12 @@ class Collector(ast.NodeVisitor):
         self.add(node.arg)
         self.generic_visit(node)
 
+    def visit_Constant(self, node):
+        # Code that names an entry point group (a string equal to its name, `"pytest11"`)
+        # loads its plugins.
+        if isinstance(node.value, str) and node.value in self.ep_groups:
+            self.loads.add(node.value)
+
     def visit_ImportFrom(self, node):
         for a in node.names:
             self.add(a.name)
@@ -104,23 +125,208 @@ class Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def collect(jobs):
+def collect(args):
+    jobs, ep_groups = args
     groups = {}
     imports = {}
+    loads = {}
+    uses = {}
+    stdlib_names = set(sys.stdlib_module_names)
     for group, f in jobs:
         names = groups.setdefault(group, set())
         imps = imports.setdefault(group, set())
+        lds = loads.setdefault(group, set())
         try:
             with open(f, "rb") as fh:
                 src = fh.read()
             tree = ast.parse(src, f)
         except (SyntaxError, ValueError, OSError, RecursionError, MemoryError):
             continue
+        file_imports = set()
         try:
-            Collector(names, imps).visit(tree)
+            Collector(names, file_imports, lds, ep_groups).visit(tree)
+            imps |= file_imports
+            # Only files that import a module from outside the stdlib and their own package
+            # can use such a module.
+            skip = stdlib_names | {group.split(".")[0]}
+            if file_imports - skip:
+                for m, u in module_uses(tree, skip).items():
+                    uses.setdefault(group, {}).setdefault(m, set()).update(u)
         except RecursionError:
             continue
-    return groups, imports
+    return groups, imports, loads, uses
+
+
+def root_name(e):
+    """The name a chain of attributes, calls and subscripts starts from (`a` for
+    `a.b(c)[d].e`), else None."""
+    while True:
+        if isinstance(e, ast.Attribute):
+            e = e.value
+        elif isinstance(e, ast.Call):
+            e = e.func
+        elif isinstance(e, (ast.Subscript, ast.Starred)):
+            e = e.value
+        elif isinstance(e, ast.Await):
+            e = e.value
+        elif isinstance(e, ast.Name):
+            return e.id
+        else:
+            return None
+
+
+def target_names(t):
+    if isinstance(t, ast.Name):
+        yield t.id
+    elif isinstance(t, (ast.Tuple, ast.List)):
+        for e in t.elts:
+            yield from target_names(e)
+    elif isinstance(t, ast.Starred):
+        yield from target_names(t.value)
+
+
+def module_uses(tree, skip):
+    """The names a file uses on each module it imports (top-level name -> names), for modules
+    not in `skip`: the module path parts and names it imports, attributes and keyword
+    arguments on anything derived from them (`m.f(x, key=1).attr`, names assigned from such
+    an expression, functions returning one, parameters annotated with one), the names of
+    functions decorated by them with their parameters (hook implementations, called by the
+    module with keyword arguments), and the methods, class attributes and `self` attributes
+    of classes derived from them (overrides the module calls back). Flow-insensitive over the
+    file: a name bound to such a value anywhere counts everywhere, which can only add names."""
+    bound = {}
+    uses = {}
+
+    def bind(name, mods):
+        have = bound.setdefault(name, set())
+        if mods - have:
+            have |= mods
+            return True
+        return False
+
+    flows = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                parts = a.name.split(".")
+                if parts[0] in skip:
+                    continue
+                uses.setdefault(parts[0], set()).update(parts[1:])
+                if a.asname:
+                    uses[parts[0]].add(a.asname)
+                bind(a.asname or parts[0], {parts[0]})
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or not node.module:
+                continue
+            parts = node.module.split(".")
+            if parts[0] in skip:
+                continue
+            u = uses.setdefault(parts[0], set())
+            u.update(parts[1:])
+            for a in node.names:
+                if a.name != "*":
+                    u.add(a.name)
+                    bind(a.asname or a.name, {parts[0]})
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr,
+                               ast.With, ast.AsyncWith, ast.For, ast.AsyncFor,
+                               ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            flows.append(node)
+    if not bound:
+        return {}
+
+    def mods_of(e):
+        return bound.get(root_name(e), set()) if e is not None else set()
+
+    # Propagate along assignments until nothing changes (a few rounds at most in practice).
+    for _ in range(6):
+        changed = False
+        for node in flows:
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+                m = mods_of(node.value) | (mods_of(node.annotation)
+                                           if isinstance(node, ast.AnnAssign) else set())
+                if m:
+                    ts = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for t in ts:
+                        for n in target_names(t):
+                            changed |= bind(n, m)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    m = mods_of(item.context_expr)
+                    if m and item.optional_vars is not None:
+                        for n in target_names(item.optional_vars):
+                            changed |= bind(n, m)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                m = mods_of(node.iter)
+                if m:
+                    for n in target_names(node.target):
+                        changed |= bind(n, m)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                for arg in a.posonlyargs + a.args + a.kwonlyargs:
+                    m = mods_of(arg.annotation)
+                    if m:
+                        changed |= bind(arg.arg, m)
+                m = mods_of(node.returns)
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Return):
+                        m = m | mods_of(sub.value)
+                if m:
+                    changed |= bind(node.name, m)
+                for d in node.decorator_list:
+                    for mod in mods_of(d):
+                        u = uses.setdefault(mod, set())
+                        u.add(node.name)
+                        u.update(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs)
+            elif isinstance(node, ast.ClassDef):
+                m = set()
+                for b in node.bases + [k.value for k in node.keywords]:
+                    m |= mods_of(b)
+                if m:
+                    changed |= bind(node.name, m)
+        if not changed:
+            break
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            for mod in mods_of(node):
+                uses.setdefault(mod, set()).add(node.attr)
+        elif isinstance(node, ast.Call):
+            mods = mods_of(node.func)
+            if isinstance(node.func, ast.Name) and node.func.id in (
+                    "getattr", "hasattr", "setattr", "delattr") and len(node.args) >= 2:
+                a = node.args[1]
+                if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                    for mod in mods_of(node.args[0]):
+                        uses.setdefault(mod, set()).add(a.value)
+            for mod in mods:
+                uses.setdefault(mod, set()).update(k.arg for k in node.keywords if k.arg)
+        elif isinstance(node, ast.ClassDef):
+            mods = set()
+            for b in node.bases + [k.value for k in node.keywords]:
+                mods |= mods_of(b)
+            if mods:
+                derived = class_uses(node)
+                for mod in mods:
+                    uses.setdefault(mod, set()).update(derived)
+    return uses
+
+
+def class_uses(node):
+    """Names a class derived from an outside class shares with it: its methods and class
+    attributes, and the attributes and keyword arguments its methods use on `self` (or its
+    first parameter) and on `super()`."""
+    out = set()
+    for stmt in node.body:
+        out.update(targets(stmt))
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = stmt.args.posonlyargs + stmt.args.args
+            selves = {"super"} | ({params[0].arg} if params else set())
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Attribute) and root_name(sub) in selves:
+                    out.add(sub.attr)
+                elif isinstance(sub, ast.Call) and root_name(sub.func) in selves:
+                    out.update(k.arg for k in sub.keywords if k.arg)
+    return out
 
 
 def targets(stmt):
@@ -160,7 +366,17 @@ def vendored_group(host, rel):
     return None
 
 
-def py_files(top, skip_dirs, skip_under=None):
+def extension_suffixes():
+    try:
+        import importlib.machinery as m
+        return tuple(m.EXTENSION_SUFFIXES)
+    except Exception:
+        return (".so",)
+
+
+def module_files(top, skip_dirs, skip_under=None):
+    """Python sources, stubs and extension modules under `top`."""
+    ext = extension_suffixes()
     for dirpath, dirnames, filenames in os.walk(top):
         # Test suites define names no library user calls; site-packages nested in the
         # stdlib folder is walked on its own.
@@ -173,8 +389,57 @@ def py_files(top, skip_dirs, skip_under=None):
             and os.path.realpath(os.path.join(dirpath, d)) not in skip_dirs
         ]
         for f in filenames:
-            if f.endswith(".py") or f.endswith(".pyi"):
+            if f.endswith(".py") or f.endswith(".pyi") or f.endswith(ext):
                 yield os.path.join(dirpath, f)
+
+
+def module_path(rel):
+    """The dotted import path of a module file relative to its import root
+    (`urllib/robotparser.py` -> `urllib.robotparser`, `pkg/__init__.pyi` -> `pkg`,
+    `pkg/_speed.cpython-311-x86_64-linux-gnu.so` -> `pkg._speed`), else None."""
+    parts = rel.split(os.sep)
+    parts[-1] = parts[-1].split(".")[0]
+    if parts[-1] == "__init__":
+        parts.pop()
+    if parts and all(p.isidentifier() for p in parts):
+        return ".".join(parts)
+    return None
+
+
+def entry_points(site):
+    """Entry point group -> module paths of its plugins, from every installed distribution's
+    entry_points.txt."""
+    out = {}
+    for d in site:
+        try:
+            entries = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for e in entries:
+            if not (e.endswith(".dist-info") or e.endswith(".egg-info")):
+                continue
+            cp = configparser.ConfigParser(interpolation=None, delimiters=("=",))
+            cp.optionxform = str
+            try:
+                cp.read(os.path.join(d, e, "entry_points.txt"), encoding="utf-8")
+            except (configparser.Error, OSError, UnicodeDecodeError):
+                continue
+            for section in cp.sections():
+                for value in cp[section].values():
+                    mod = value.split(":")[0].split("[")[0].strip()
+                    if mod and all(p.isidentifier() for p in mod.split(".")):
+                        out.setdefault(section, set()).add(mod)
+    return out
+
+
+def group_of(mod, groups):
+    """The scan group holding module path `mod`: its longest dotted prefix that is a group."""
+    parts = mod.split(".")
+    for i in range(len(parts), 0, -1):
+        g = ".".join(parts[:i])
+        if g in groups:
+            return g
+    return None
 
 
 def scan():
@@ -188,7 +453,26 @@ def scan():
         if isinstance(v, type):
             base |= set(dir(v))
     stdlib, site = roots()
-    jobs = [("", f) for f in py_files(stdlib, set(site), skip_under=stdlib)]
+    ext = extension_suffixes()
+    paths = {"": set()}
+    jobs = []
+    # Builtin and extension modules, which have no source: (group, module, file or None).
+    cmods = [("", m, None) for m in sorted(sys.builtin_module_names)]
+    dl = os.path.join(stdlib, "lib-dynload")
+    for f in module_files(stdlib, set(site), skip_under=stdlib):
+        rel = os.path.relpath(f, stdlib)
+        if rel.startswith("lib-dynload" + os.sep):
+            if f.endswith(ext):
+                cmods.append(("", os.path.basename(f).split(".")[0], None))
+                paths[""].add(os.path.basename(f).split(".")[0])
+            continue
+        mp = module_path(rel)
+        if mp:
+            paths[""].add(mp)
+        if not f.endswith(ext):
+            jobs.append(("", f))
+    if not os.path.isdir(dl):
+        cmods += [("", m, None) for m in dynload_modules(ext)]
     vendored = {}
     for d in site:
         try:
@@ -200,70 +484,322 @@ def scan():
             if e.endswith(".py"):
                 modules.add(e[:-3])
                 jobs.append((e[:-3], p))
-            elif os.path.isdir(p) and e.isidentifier():
+                paths.setdefault(e[:-3], set()).add(e[:-3])
+            elif e.endswith(ext) and e.split(".")[0].isidentifier():
+                name = e.split(".")[0]
+                modules.add(name)
+                cmods.append((name, name, p))
+                paths.setdefault(name, set()).add(name)
+            elif os.path.isdir(p) and e.isidentifier() and e != "__pycache__":
                 modules.add(e)
-                for f in py_files(p, set()):
-                    g = vendored_group(e, os.path.relpath(f, p))
+                paths.setdefault(e, set()).add(e)
+                for f in module_files(p, set()):
+                    rel = os.path.relpath(f, p)
+                    g = vendored_group(e, rel)
                     if g:
                         vendored.setdefault(e, set()).add(g)
-                    jobs.append((g or e, f))
+                    group = g or e
+                    mp = module_path(os.path.join(e, rel))
+                    if mp:
+                        paths.setdefault(group, set()).add(mp)
+                    if f.endswith(ext):
+                        if mp:
+                            cmods.append((group, mp, f))
+                    else:
+                        jobs.append((group, f))
+    eps = entry_points(site)
+    ep_groups = frozenset(eps)
     jobs.sort()
-    chunks = [jobs[i::4] for i in range(4)]
+    chunks = [(jobs[i::4], ep_groups) for i in range(4)]
     groups = {"": base}
+    pool = None
     try:
         import multiprocessing
-        with multiprocessing.Pool(min(4, os.cpu_count() or 1)) as pool:
-            parts = pool.map(collect, chunks)
-    except (ImportError, OSError):
+        # Fork: the jobs run `collect` of this very script, which a fresh interpreter started
+        # with `-c` could not import.
+        pool = multiprocessing.get_context("fork").Pool(min(4, os.cpu_count() or 1))
+        pending = pool.map_async(collect, chunks)
+    except (ImportError, OSError, ValueError):
+        pending = None
+    # The extension modules are listed while the sources are parsed.
+    cnames = c_scan(cmods, site)
+    if pending is not None:
+        parts = pending.get()
+        pool.close()
+        pool.join()
+    else:
         parts = [collect(c) for c in chunks]
     group_imports = {}
-    for part, imps in parts:
+    group_loads = {}
+    group_uses = {}
+    for part, imps, lds, uses in parts:
         for g, names in part.items():
             groups.setdefault(g, set()).update(names)
         for g, i in imps.items():
             group_imports.setdefault(g, set()).update(i)
+        for g, i in lds.items():
+            if i:
+                group_loads.setdefault(g, set()).update(i)
+        for g, per in uses.items():
+            for m, names in per.items():
+                group_uses.setdefault(g, {}).setdefault(m, set()).update(names)
+    for g, names in cnames.items():
+        groups.setdefault(g, set()).update(names)
     # A vendored copy is its own group, reached through the package that carries it; so a
     # repository's own code vendored elsewhere (setuptools/_vendor/more_itertools) is dropped
     # with the repository's other copies instead of freezing every name it defines.
     for host, gs in vendored.items():
         group_imports.setdefault(host, set()).update(gs)
-    # Builtin and extension modules have no source: import them and list their names.
-    dynload = set()
-    try:
-        import importlib.machinery as m
-        ext = tuple(m.EXTENSION_SUFFIXES)
-        dl = os.path.join(stdlib, "lib-dynload")
-        if os.path.isdir(dl):
-            for e in os.listdir(dl):
-                if e.endswith(ext):
-                    dynload.add(e.split(".")[0])
-    except Exception:
-        pass
-    import warnings
-    warnings.simplefilter("ignore")
-    for mod in sorted(set(sys.builtin_module_names) | dynload):
-        if mod in ("antigravity", "this", "__main__"):
-            continue
-        try:
-            obj = __import__(mod)
-        except Exception:
-            continue
-        for n in dir(obj):
-            base.add(n)
-            try:
-                v = getattr(obj, n)
-            except Exception:
-                continue
-            if isinstance(v, type):
-                base |= set(dir(v))
     out = {}
     for g, names in groups.items():
         out[g] = sorted(n for n in names if isinstance(n, str) and n.isidentifier())
     imports_out = {g: sorted(i) for g, i in group_imports.items() if g}
+    plugins = {}
+    for ep, mods in eps.items():
+        gs = {group_of(m, groups) for m in mods} - {None, ""}
+        if gs:
+            plugins[ep] = sorted(gs)
     # Apart from the rest: a name a function reads without defining it may be one of these.
     builtin_names = sorted(n for n in dir(builtins) if n.isidentifier())
     return {"groups": out, "imports": imports_out, "modules": sorted(modules), "files": len(jobs),
-            "builtins": builtin_names}
+            "builtins": builtin_names,
+            "module_paths": {g: sorted(p) for g, p in paths.items() if p},
+            "entry_points": plugins,
+            "loads": {g: sorted(e) for g, e in group_loads.items()},
+            "uses": {g: {m: sorted(n for n in names if n and n.isidentifier())
+                         for m, names in per.items()}
+                     for g, per in group_uses.items()}}
+
+
+def dynload_modules(ext):
+    """Extension modules of the stdlib found on the path when the stdlib folder has no
+    lib-dynload (some distributions keep it elsewhere)."""
+    out = set()
+    for p in sys.path:
+        if os.path.basename(p) == "lib-dynload" and os.path.isdir(p):
+            for e in os.listdir(p):
+                if e.endswith(ext):
+                    out.add(e.split(".")[0])
+    return sorted(out)
+
+
+# CPython's own test modules define helpers that no program calls; `__main__` is the scanner.
+def c_module_wanted(name):
+    last = name.rsplit(".", 1)[-1]
+    return not (last.startswith(("_test", "xx", "_xx")) or last.endswith("_test")
+                or last == "__main__")
+
+
+def own_source():
+    """The text of this script, to start the child with (it runs as `-c` or from a file)."""
+    f = globals().get("__file__")
+    if f and os.path.isfile(f):
+        with open(f, encoding="utf-8") as fh:
+            return fh.read()
+    argv = getattr(sys, "orig_argv", [])
+    if "-c" in argv and argv.index("-c") + 1 < len(argv):
+        return argv[argv.index("-c") + 1]
+    return None
+
+
+def c_scan(cmods, site):
+    """Names of builtin and extension modules per group, listed by child processes (see the
+    note at the top): a module that fails, hangs past C_MODULE_TIMEOUT or kills its child is
+    skipped, and a new child goes on with the next one, until C_SCAN_BUDGET runs out."""
+    specs = [s for s in cmods if c_module_wanted(s[1])]
+    source = own_source()
+    out = {}
+    if source is None:
+        return out
+    deadline = time.monotonic() + C_SCAN_BUDGET
+    i = 0
+    while i < len(specs) and time.monotonic() < deadline:
+        nxt = c_child_run(specs, i, site, source, deadline, out)
+        if nxt is None:
+            break
+        i = max(nxt, i + 1)
+    return out
+
+
+def c_child_run(specs, start, site, source, deadline, out):
+    """Run one child on specs[start:]; the index to go on from, or None when the child
+    never answered (it cannot run at all)."""
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", source, "cmodules"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+    messages = queue.Queue()
+    threading.Thread(target=read_messages, args=(child.stdout, messages), daemon=True).start()
+    try:
+        child.stdin.write(json.dumps({"specs": specs, "start": start, "site": site}).encode())
+        child.stdin.close()
+    except OSError:
+        pass
+    nxt = None
+    while True:
+        try:
+            msg = messages.get(timeout=max(0.0, min(C_MODULE_TIMEOUT,
+                                                    deadline - time.monotonic())))
+        except queue.Empty:
+            break
+        if msg is None:
+            break
+        # A module begun and never done is skipped: the next child starts after it.
+        nxt = msg[1] + 1
+        if msg[0] == "done":
+            out.setdefault(specs[msg[1]][0], set()).update(msg[2])
+    child.kill()
+    child.wait()
+    return nxt
+
+
+def read_messages(stream, messages):
+    for raw in stream:
+        try:
+            messages.put(json.loads(raw))
+        except ValueError:
+            break
+    messages.put(None)
+
+
+def c_child():
+    """`cmodules`: list the names of the modules named on standard input (JSON), one result
+    line per module on the original standard output, which is kept aside from what modules
+    may print."""
+    req = json.loads(sys.stdin.read())
+    report = os.fdopen(os.dup(1), "w")
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    import warnings
+    warnings.simplefilter("ignore")
+    site = {os.path.realpath(p) for p in req["site"]}
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") not in site]
+    specs = req["specs"]
+    for k in range(req["start"], len(specs)):
+        group, name, path = specs[k]
+        report.write(json.dumps(["begin", k]) + "\n")
+        report.flush()
+        try:
+            names = sorted(n for n in c_names(load_module(name, path)) if isinstance(n, str))
+        except BaseException:
+            names = []
+        report.write(json.dumps(["done", k, names]) + "\n")
+        report.flush()
+    report.close()
+
+
+def load_module(name, path):
+    if path is None:
+        return __import__(name)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(name)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def c_names(mod):
+    """Every name a module defines, the names of its classes' members, and the parameters of
+    its functions and of its classes' methods: code calls them with keyword arguments
+    (`create_function(..., deterministic=True)`) as it calls Python functions."""
+    names = set()
+    for n in dir(mod):
+        names.add(n)
+        try:
+            v = getattr(mod, n)
+        except Exception:
+            continue
+        names.update(params(v))
+        if isinstance(v, type):
+            for m in dir(v):
+                names.add(m)
+                try:
+                    names.update(params(getattr(v, m)))
+                except Exception:
+                    continue
+    return names
+
+
+def params(obj):
+    """The parameter names of a callable: from `__text_signature__`, the code object of a
+    Python function, or the first line of the docstring where it is a signature
+    (`print(value, ..., sep=' ', end='\\n', file=sys.stdout, flush=False)`)."""
+    if not callable(obj):
+        return []
+    try:
+        text = getattr(obj, "__text_signature__", None)
+    except Exception:
+        text = None
+    if isinstance(text, str):
+        return signature_names(text)
+    code = getattr(obj, "__code__", None)
+    if code is not None and hasattr(code, "co_varnames"):
+        n = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4) + bool(
+            code.co_flags & 8)
+        return list(code.co_varnames[:n])
+    try:
+        doc = obj.__doc__
+        name = obj.__name__
+    except Exception:
+        return []
+    if isinstance(doc, str) and isinstance(name, str):
+        return doc_signature(doc, name)
+    return []
+
+
+def signature_names(text):
+    """Parameter names in a signature text: `($self, /, name, narg, func, *,
+    deterministic=False)`, `(x, y[, z])`, `(value, ..., sep=' ')`."""
+    start = text.find("(")
+    if start < 0:
+        return []
+    out = []
+    depth = 0
+    quote = None
+    piece = []
+    for c in text[start + 1:]:
+        if quote:
+            if c == quote:
+                quote = None
+            continue
+        # Square brackets mark optional parameters in docstrings (`day[, hour]`), so they
+        # do not nest: a comma inside them still separates parameters.
+        if c in "'\"":
+            quote = c
+        elif c in "({":
+            depth += 1
+        elif c in ")}":
+            if depth == 0:
+                out.append("".join(piece))
+                break
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append("".join(piece))
+            piece = []
+            continue
+        if depth == 0:
+            piece.append(c)
+    names = []
+    for p in out:
+        m = re.match(r"[\s\[\]*]*([A-Za-z_]\w*)", p.replace("[", " "))
+        if m and not p.strip().startswith("$"):
+            names.append(m.group(1))
+    return names
+
+
+def doc_signature(doc, name):
+    """Parameter names from a docstring whose first line is a signature of `name`
+    (`connect(database, timeout=5.0, ...)`, `S.split(sep=None, maxsplit=-1) -> list`)."""
+    head = doc.lstrip().split("\n\n", 1)[0]
+    m = re.match(r"([A-Za-z_][\w.]*)\s*\(", head)
+    if not m or m.group(1).rsplit(".", 1)[-1] != name:
+        return []
+    return signature_names(head[m.end() - 1:])
 
 
 def main():
@@ -271,6 +807,9 @@ def main():
         out = fingerprint()
     elif len(sys.argv) == 2 and sys.argv[1] == "scan":
         out = scan()
+    elif len(sys.argv) == 2 and sys.argv[1] == "cmodules":
+        c_child()
+        return
     else:
         sys.stderr.write("usage: envscan.py fingerprint | scan\n")
         sys.exit(2)

@@ -685,7 +685,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // (`name.endswith("_validator")`) compares whole names, which change alike with the
     // fragment's tokens frozen.
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
-    for run in owned {
+    for &run in &owned {
         // A run of a dynamic family is renamed only if its run-time part would be renamed
         // wherever that part comes from: as a name (not frozen) and inside strings (a code
         // identifier, or a compound). That part is data, possibly made by outside code, so
@@ -701,13 +701,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             r => r,
         };
         let reason = reason.or_else(|| {
-            dynamic_rests(run, &fragment_index)
-                .into_iter()
-                .any(|rest| {
-                    freeze_reason(rest, input, &f).is_some()
-                        || (tokens::word_count(rest) < 2 && !f.code_runs.contains(rest))
-                })
-                .then_some(FreezeReason::Dynamic)
+            built_from_data(run, &fragment_index, input, &f).then_some(FreezeReason::Dynamic)
         });
         if let Some(reason) = reason {
             f.frozen_runs.entry(run.clone()).or_insert(reason);
@@ -732,6 +726,19 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         } else {
             f.frozen_owned.insert(run.clone());
         }
+    }
+    // The code also names what it never defines (`func.example_impl`, set by outside code
+    // with `setattr(func, project + "_impl", ...)`), and such a run changes wherever one of
+    // its tokens is mapped: the family rule keeps it too.
+    let undefined: Vec<String> = f
+        .code_runs
+        .iter()
+        .filter(|r| !owned.contains(r) && !f.frozen_runs.contains_key(*r))
+        .filter(|r| built_from_data(r, &fragment_index, input, &f))
+        .cloned()
+        .collect();
+    for run in undefined {
+        f.frozen_runs.insert(run, FreezeReason::Dynamic);
     }
     // Module names count as code identifiers: imports and strings name them.
     f.code_runs.extend(input.tree_modules.iter().cloned());
@@ -792,6 +799,22 @@ fn freeze_sphinx_settings(input: &PolicyInput<'_>, f: &mut Findings) {
             }
         }
     }
+}
+
+/// Whether a run belongs to the family of a joined dynamic fragment with a run-time part
+/// that would not be renamed wherever that part comes from: as a name (frozen) or inside
+/// strings (a single word the code never uses, which strings keep). Such a run is looked up
+/// by a name built from data that keeps its words, so it must keep them too.
+fn built_from_data(
+    run: &str,
+    fragment_index: &FragmentIndex,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> bool {
+    dynamic_rests(run, fragment_index).into_iter().any(|rest| {
+        freeze_reason(rest, input, f).is_some()
+            || (tokens::word_count(rest) < 2 && !f.code_runs.contains(rest))
+    })
 }
 
 /// Whether a run of a whole name's family would not change the way the name does in strings:
@@ -1331,6 +1354,43 @@ def member_hook(x):
         // `member` may come from data (`word`), which strings keep: `member_hook` stays.
         assert_eq!(
             f.frozen_runs.get("member_hook"),
+            Some(&FreezeReason::Dynamic)
+        );
+    }
+
+    /// A run the code names but never defines (`func.example_impl`, an attribute outside
+    /// code sets with `setattr(func, project + "_impl", ...)`) is still renamed wherever one
+    /// of its tokens is mapped; when it belongs to a joined fragment's family whose run-time
+    /// part strings keep (`"example"`), it stays.
+    #[test]
+    fn undefined_runs_of_a_dynamic_family_stay() {
+        let src: &[u8] = br#"
+class Marker:
+    def __init__(self, project_name):
+        self.project_name = project_name
+    def mark(self, func):
+        setattr(func, self.project_name + "_impl", True)
+        return func
+
+def example_runner(func):
+    return func.example_impl
+
+marker = Marker("example")
+"#;
+        let defined = set(&[
+            "Marker",
+            "project_name",
+            "mark",
+            "func",
+            "example_runner",
+            "marker",
+        ]);
+        let env = set(&["setattr"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert!(f.owned_tokens.contains("example"), "{:?}", f.owned_tokens);
+        assert_eq!(
+            f.frozen_runs.get("example_impl"),
             Some(&FreezeReason::Dynamic)
         );
     }

@@ -1,0 +1,328 @@
+//! The environment scan script (`src/envscan.py`) run for real with the machine's `python3`,
+//! over made-up stdlib and site-packages folders: what it reports for builtin and extension
+//! modules, entry points, reverse dependencies and module paths.
+
+use std::path::Path;
+use std::process::Command;
+
+use schrodinger::bundle::{build_with_env, BuildOptions, EnvScan, Progress, Tree, TreeFile};
+
+const ENVSCAN: &str = include_str!("../src/envscan.py");
+
+/// Run Python `code` with the scan script importable as `envscan` (from `dir`); its output.
+fn python(dir: &Path, code: &str) -> Vec<u8> {
+    std::fs::write(dir.join("envscan.py"), ENVSCAN).unwrap();
+    let script = format!(
+        "import json, sys; sys.path.insert(0, {dir:?}); import envscan\n{code}",
+        dir = dir.to_str().unwrap()
+    );
+    let out = Command::new("python3")
+        .args(["-I", "-c", &script])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The scan of a made-up environment (`stdlib` and `site` under `dir`), after `setup`.
+fn scan(dir: &Path, setup: &str) -> EnvScan {
+    let code = format!(
+        "envscan.roots = lambda: ({stdlib:?}, [{site:?}])\n{setup}\nprint(json.dumps(envscan.scan()))",
+        stdlib = dir.join("stdlib").to_str().unwrap(),
+        site = dir.join("site").to_str().unwrap(),
+    );
+    serde_json::from_slice(&python(dir, &code)).unwrap()
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn has(list: Option<&Vec<String>>, name: &str) -> bool {
+    list.is_some_and(|l| l.iter().any(|n| n == name))
+}
+
+/// Parameters of functions implemented in C are outside names: `sqlite3`'s
+/// `Connection.create_function(..., deterministic=True)` (a method of an extension module's
+/// class) and `connect(check_same_thread=...)`, which have no Python source.
+#[test]
+fn c_function_parameters_are_outside_names() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    // The stdlib's extension modules are found in its lib-dynload folder and imported by
+    // name, so an empty file stands for the interpreter's own `_sqlite3`.
+    let suffix = String::from_utf8(python(
+        d.path(),
+        "import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0], end='')",
+    ))
+    .unwrap();
+    write(
+        d.path(),
+        &format!("stdlib/lib-dynload/_sqlite3{suffix}"),
+        "",
+    );
+    let s = scan(d.path(), "");
+    let stdlib = s.groups.get("");
+    for name in ["deterministic", "check_same_thread", "create_function"] {
+        assert!(has(stdlib, name), "{name} missing");
+    }
+}
+
+/// Where `inspect.signature` gives up, the parameters are read from `__text_signature__` or
+/// from a signature on the first line of the docstring.
+#[test]
+fn signatures_are_read_from_texts_and_docstrings() {
+    let d = tempfile::tempdir().unwrap();
+    let out = python(
+        d.path(),
+        r#"print(json.dumps([
+    envscan.signature_names("($self, /, name, narg, func, *, deterministic=False)"),
+    envscan.signature_names("($module, /, x, y=(1, 2), *args, key='a,b', **kw)"),
+    envscan.doc_signature("datetime(year, month, day[, hour[, minute]])\n\nA date.", "datetime"),
+    envscan.doc_signature("print(value, ..., sep=' ', end='\\n', file=sys.stdout)", "print"),
+    envscan.doc_signature("S.split(sep=None, maxsplit=-1) -> list of strings", "split"),
+    envscan.doc_signature("Return the thing(s) asked for.", "thing"),
+]))"#,
+    );
+    let got: Vec<Vec<String>> = serde_json::from_slice(&out).unwrap();
+    let want: Vec<Vec<&str>> = vec![
+        vec!["name", "narg", "func", "deterministic"],
+        vec!["x", "y", "args", "key", "kw"],
+        vec!["year", "month", "day", "hour", "minute"],
+        vec!["value", "sep", "end", "file"],
+        vec!["sep", "maxsplit"],
+        vec![],
+    ];
+    assert_eq!(got, want);
+}
+
+/// Importing modules without source is safe: one that prints, hangs, raises or kills the
+/// interpreter is skipped, the others are listed, and the report stays valid JSON.
+#[test]
+fn a_bad_module_never_fails_the_scan() {
+    let d = tempfile::tempdir().unwrap();
+    let m = d.path().join("mods");
+    write(
+        &m,
+        "loud.py",
+        "print('noise'); import os; os.write(1, b'raw')\nloud_name = 1\n",
+    );
+    write(&m, "hangs.py", "while True:\n    pass\n");
+    write(&m, "dies.py", "import os\nos._exit(3)\n");
+    write(&m, "raises.py", "raise RuntimeError('no')\n");
+    write(&m, "last.py", "def last_function(last_param):\n    pass\n");
+    let spec = |g: &str, n: &str| format!("({g:?}, {n:?}, {:?})", m.join(format!("{n}.py")));
+    let code = format!(
+        "envscan.C_MODULE_TIMEOUT = 1.0\n\
+         r = envscan.c_scan([{}, {}, {}, {}, {}], [])\n\
+         print(json.dumps({{g: sorted(v) for g, v in r.items()}}))",
+        spec("a", "loud"),
+        spec("b", "hangs"),
+        spec("c", "dies"),
+        spec("d", "raises"),
+        spec("e", "last"),
+    );
+    let t = std::time::Instant::now();
+    let out = python(d.path(), &code);
+    let got: std::collections::BTreeMap<String, Vec<String>> =
+        serde_json::from_slice(&out).unwrap();
+    assert!(has(got.get("a"), "loud_name"), "{got:?}");
+    assert!(has(got.get("e"), "last_function") && has(got.get("e"), "last_param"));
+    assert!(!got.contains_key("b") && !got.contains_key("c"), "{got:?}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+}
+
+/// A site-packages where `host` loads the `host_plugins` entry points (`plug`), and `user`
+/// imports a repository `mine` and uses its API.
+fn made_up_site(dir: &Path) {
+    let site = dir.join("site");
+    std::fs::create_dir_all(dir.join("stdlib")).unwrap();
+    write(
+        &site,
+        "host/__init__.py",
+        "from importlib.metadata import entry_points\n\
+         def load():\n    return entry_points(group=\"host_plugins\")\n",
+    );
+    write(
+        &site,
+        "plug/__init__.py",
+        "def plug_api(plug_param=1):\n    pass\n",
+    );
+    write(
+        &site,
+        "plug-1.0.dist-info/entry_points.txt",
+        "[host_plugins]\nmain = plug:plug_api\n\n[docs_only]\nx = plug\n",
+    );
+    write(
+        &site,
+        "user/__init__.py",
+        r#"import mine
+from mine.sub import Base
+
+def run(obj, path):
+    r = mine.open_thing(path, keep_open=True)
+    r.flush_all()
+    obj.unrelated_call(other_flag=True)
+    return getattr(mine, "lazy_attr")
+
+class Sub(Base):
+    level = 3
+    def on_event(self, x):
+        return self.event_state
+
+@mine.hookimpl(tryfirst=True)
+def mine_startup(session_arg):
+    pass
+
+def typed(thing: mine.Thing):
+    return thing.thing_attr
+"#,
+    );
+}
+
+/// Entry points and reverse dependencies: the scan reports which groups hold the plugins of
+/// each entry point group, which groups name (and so load) an entry point group, and the
+/// names a group's code uses on each module it imports from outside itself.
+#[test]
+fn scan_reports_plugins_loaders_and_uses() {
+    let d = tempfile::tempdir().unwrap();
+    made_up_site(d.path());
+    let s = scan(d.path(), "");
+    assert_eq!(
+        s.entry_points.get("host_plugins"),
+        Some(&vec!["plug".into()])
+    );
+    assert_eq!(s.loads.get("host"), Some(&vec!["host_plugins".to_string()]));
+    let uses = s.uses.get("user").and_then(|u| u.get("mine"));
+    for name in [
+        "sub",
+        "Base",
+        "open_thing",
+        "keep_open",
+        "flush_all",
+        "lazy_attr",
+        "level",
+        "on_event",
+        "event_state",
+        "hookimpl",
+        "tryfirst",
+        "mine_startup",
+        "session_arg",
+        "Thing",
+        "thing_attr",
+    ] {
+        assert!(has(uses, name), "{name} missing from {uses:?}");
+    }
+    for name in ["unrelated_call", "other_flag", "run"] {
+        assert!(!has(uses, name), "{name} is not used on mine: {uses:?}");
+    }
+}
+
+/// Every module path of the environment is reported, submodules too.
+#[test]
+fn scan_reports_module_paths() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "stdlib/urllib/__init__.py", "");
+    write(
+        d.path(),
+        "stdlib/urllib/robotparser.py",
+        "class RobotFileParser: pass\n",
+    );
+    write(d.path(), "site/host/deep/inner.py", "x = 1\n");
+    let s = scan(d.path(), "");
+    assert!(has(s.module_paths.get(""), "urllib.robotparser"), "{s:?}");
+    assert!(has(s.module_paths.get("host"), "host.deep.inner"));
+}
+
+/// The view of a made-up repository under a scanned environment: each file's view.
+fn view(files: &[(&str, &str)], env: &EnvScan) -> Vec<String> {
+    let tree = Tree {
+        files: files
+            .iter()
+            .map(|(p, c)| TreeFile {
+                rel: p.into(),
+                content: c.as_bytes().to_vec(),
+            })
+            .collect(),
+        dirs: vec![],
+    };
+    let opts = BuildOptions {
+        seed: 11,
+        levels: vec![2],
+        python: "python3".into(),
+        freeze: vec![],
+        cache_dir: None,
+        rename_pure_locals: false,
+    };
+    let r = build_with_env(&tree, env, &opts, &Progress::hidden())
+        .renamer()
+        .unwrap();
+    files
+        .iter()
+        .map(|(p, c)| {
+            String::from_utf8(r.swap_content(p.as_bytes(), c.as_bytes()).into_owned()).unwrap()
+        })
+        .collect()
+}
+
+/// Rule 1 end to end: a repository passing `deterministic=` to sqlite's C method keeps it,
+/// though it also has a local of that name.
+#[test]
+fn a_repository_keeps_keyword_arguments_of_c_functions() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    let suffix = String::from_utf8(python(
+        d.path(),
+        "import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0], end='')",
+    ))
+    .unwrap();
+    write(
+        d.path(),
+        &format!("stdlib/lib-dynload/_sqlite3{suffix}"),
+        "",
+    );
+    let env = scan(d.path(), "");
+    let src = "import functools\n\n\
+               def open_ledger(conn, deterministic):\n    \
+               create = functools.partial(conn.create_function, deterministic=True)\n    \
+               return create, deterministic\n";
+    let v = &view(&[("db/backend.py", src)], &env)[0];
+    assert!(v.contains(".create_function, deterministic=True)"), "{v}");
+    assert!(
+        !v.contains("open_ledger"),
+        "the test needs a renamed name: {v}"
+    );
+}
+
+/// Rule 2 end to end: the API `user` (installed outside code) calls on the repository keeps
+/// its names, and so does what the plugins `host` loads define; the repository's other names
+/// are renamed.
+#[test]
+fn a_repository_keeps_what_outside_code_calls_it_by() {
+    let d = tempfile::tempdir().unwrap();
+    made_up_site(d.path());
+    let env = scan(d.path(), "");
+    let api = "def open_thing(path, keep_open=False):\n    return path\n\n\
+               def hookimpl(tryfirst=False):\n    return tryfirst\n\n\
+               def shelf_helper(shelf_count, plug_param=None):\n    return shelf_count\n";
+    let uses = "import host\n\nHOOKS = host.load()\n";
+    let v = view(&[("mine/__init__.py", api), ("mine/uses.py", uses)], &env);
+    for kept in [
+        "def open_thing(path, keep_open=False)",
+        "def hookimpl(tryfirst=False)",
+        "plug_param=None",
+    ] {
+        assert!(v[0].contains(kept), "{kept}: {}", v[0]);
+    }
+    assert!(
+        !v[0].contains("shelf_helper") && !v[0].contains("shelf_count"),
+        "{}",
+        v[0]
+    );
+}
