@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 use crate::transform::policy::{self, FreezeReason, PolicyInput};
 use crate::transform::rename::{file_kind, FileKind, Renamer};
-use crate::transform::{hidden_in_original, lexicon};
+use crate::transform::{hidden_in_original, is_generated, lexicon};
 
 /// The embedded environment scanner (run with the view's Python).
 const ENVSCAN: &str = include_str!("envscan.py");
@@ -111,13 +111,19 @@ pub struct TreeFile {
 pub struct Tree {
     pub files: Vec<TreeFile>,
     pub dirs: Vec<PathBuf>,
+    /// Tool output the view shows (an existing `build/`, `*.egg-info`, `.tox`...): listed
+    /// for `export`, never read, never part of the bundle or its fingerprint.
+    pub generated: Vec<PathBuf>,
 }
 
 /// Walk `root` in sorted order, skipping what the view hides, and read every regular file
-/// (in parallel). Symlinks are listed by name only and never followed.
+/// (in parallel). Symlinks are listed by name only and never followed. Tool output
+/// (`transform::is_generated`) is listed apart and not entered, so the bundle never depends
+/// on its presence, content or order.
 pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
     let mut paths = Vec::new();
     let mut dirs = Vec::new();
+    let mut generated = Vec::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {
         let abs = root.join(&rel);
@@ -131,6 +137,11 @@ pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
             }
             let Ok(ft) = e.file_type() else { continue };
             let r = rel.join(&name);
+            let package = || ft.is_dir() && abs.join(&name).join("__init__.py").is_file();
+            if is_generated(name.as_encoded_bytes(), package) {
+                generated.push(r);
+                continue;
+            }
             if ft.is_dir() {
                 dirs.push(r.clone());
                 stack.push(r);
@@ -143,6 +154,7 @@ pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
     }
     paths.sort();
     dirs.sort();
+    generated.sort();
     let files = paths
         .into_par_iter()
         .map(|rel| {
@@ -152,7 +164,11 @@ pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
             Ok(TreeFile { rel, content })
         })
         .collect::<Result<Vec<_>, BundleError>>()?;
-    Ok(Tree { files, dirs })
+    Ok(Tree {
+        files,
+        dirs,
+        generated,
+    })
 }
 
 /// Names from the Python environment, grouped by their top-level package.
@@ -622,6 +638,77 @@ mod tests {
         assert_eq!(t.dirs, [PathBuf::from("pkg")]);
     }
 
+    /// Law 8: tool output anywhere in the tree (a hypothesis database, an egg-info, a
+    /// build directory, coverage data, pytest's temporary cache) changes nothing in the
+    /// bundle; a source package that happens to be named `build` is part of it.
+    #[test]
+    fn tool_output_never_enters_the_bundle() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        let put = |p: &str, b: &str| {
+            let p = r.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, b).unwrap();
+        };
+        put("pkg/__init__.py", "");
+        put(
+            "pkg/ledger.py",
+            "class LoanLedger:\n    def settle(self):\n        return 1\n",
+        );
+        put(
+            "tests/test_ledger.py",
+            "from pkg.ledger import LoanLedger\n",
+        );
+        put("docs/conf.py", "project = 'pkg'\n");
+        std::fs::create_dir_all(r.join("src")).unwrap();
+        let opts = BuildOptions {
+            seed: 4,
+            levels: vec![2, 3],
+            python: PathBuf::from("python3"),
+            freeze: vec![],
+            cache_dir: None,
+            rename_pure_locals: false,
+        };
+        let bundle = || {
+            let tree = read_tree(r).unwrap();
+            build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden())
+        };
+        let clean = bundle();
+        put(".hypothesis/examples/a1/b2", "\0\x01LoanLedger");
+        put("tests/.hypothesis/unicode_data/13.0.0/charmap.json.gz", "x");
+        put(
+            "pkg.egg-info/SOURCES.txt",
+            "pkg/ledger.py\nsettle_account\n",
+        );
+        put("src/other.egg-info/PKG-INFO", "Name: other\n");
+        put(
+            "build/lib/pkg/ledger.py",
+            "class LoanLedger:\n    def settle_all(self): pass\n",
+        );
+        put("docs/build/html/index.html", "<p>rebuild_everything</p>");
+        put(".coverage", "\0sqlite");
+        put(".coverage.host.1.2", "\0sqlite");
+        put("htmlcov/index.html", "cover_me");
+        put(".tox/py311/lib/x.py", "def tox_only(): pass\n");
+        put(".mypy_cache/3.11/pkg.json", "{}");
+        put("pytest-cache-files-abc123/v/cache/nodeids", "[]");
+        put("pkg/__pycache__/ledger.cpython-311.pyc", "\0");
+        let dirty = bundle();
+        assert_eq!(clean, dirty);
+        let tree = read_tree(r).unwrap();
+        assert!(
+            tree.generated.contains(&PathBuf::from("pkg.egg-info"))
+                && tree.generated.contains(&PathBuf::from("docs/build")),
+            "{:?}",
+            tree.generated
+        );
+        // A package named build is source.
+        put("src/build/__init__.py", "def make_wheel(): pass\n");
+        let with_package = bundle();
+        assert_ne!(clean.tree_fingerprint, with_package.tree_fingerprint);
+        assert!(with_package.owned_runs.contains("make_wheel"));
+    }
+
     #[test]
     fn the_view_renames_outside_names_that_are_only_locals() {
         let src = "def shuffle_cards(deck):\n    remaining = list(deck)\n    values = remaining\n    len = 3\n    return values, len\n\ndef show(d):\n    return d.values()\n";
@@ -631,6 +718,7 @@ mod tests {
                 content: src.as_bytes().to_vec(),
             }],
             dirs: vec![PathBuf::from("pkg")],
+            generated: vec![],
         };
         let env = EnvScan {
             groups: [(
@@ -775,6 +863,7 @@ mod tests {
                 },
             ],
             dirs: vec![PathBuf::from("pkg")],
+            generated: vec![],
         };
         let opts = BuildOptions {
             seed: 2,

@@ -591,6 +591,7 @@ fn make_tree(spec: &TreeSpec) -> Tree {
     Tree {
         files,
         dirs: vec![PathBuf::from("pkg")],
+        generated: vec![],
     }
 }
 
