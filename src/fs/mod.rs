@@ -57,7 +57,8 @@ use content::{write_atomic, ContentCache};
 pub use error::{FsError, FsResult};
 pub use inode::ROOT_INO;
 use inode::{
-    is_hidden_original, is_plain_component, is_reserved_view, is_scratch_name, Backing, Table,
+    is_hidden_original, is_plain_component, is_reserved_view, is_scratch_name, is_tool_output,
+    Backing, Table,
 };
 
 /// Largest write the kernel sends in one request (set at mount): one write(2) of more
@@ -573,13 +574,26 @@ impl ViewFs {
             return Err(FsError::new(libc::EINVAL, "not a plain name"));
         }
         let view = pview.join(name);
-        let back = match &pback {
-            Backing::Original(_) if is_scratch_name(name) && !is_reserved_view(name) => {
-                Backing::Scratch(view.clone())
-            }
-            _ => self.child_backing(&pback, name)?,
-        };
+        let back = self.route(&pback, &view, name)?;
         Ok((view, back))
+    }
+
+    /// The backing of view entry `view` (named `name`) in a directory backed by `parent`.
+    /// Tool output goes to scratch (`inode::is_tool_output`), except an entry the original
+    /// already has and the view shows (an existing `build/` or `*.egg-info`).
+    fn route(&self, parent: &Backing, view: &Path, name: &OsStr) -> FsResult<Backing> {
+        if let Backing::Original(_) = parent {
+            if !is_reserved_view(name) && is_tool_output(name) {
+                let in_original = !is_scratch_name(name)
+                    && self
+                        .child_backing(parent, name)
+                        .is_ok_and(|b| fs::symlink_metadata(self.disk(&b)).is_ok());
+                if !in_original {
+                    return Ok(Backing::Scratch(view.to_path_buf()));
+                }
+            }
+        }
+        self.child_backing(parent, name)
     }
 
     /// Where a mutation of `b` really happens: the parent directory resolved, and refused
@@ -802,6 +816,12 @@ impl ViewFs {
         if let Backing::Original(_) = back {
             // The view shows the directory empty when it only holds hidden byte-code caches;
             // those are disposable, so rmdir must succeed as it would on the view.
+            // Tool output the view lists in it lives in scratch and makes it non-empty too.
+            if let Ok(rd) = fs::read_dir(self.scratch.join(&view)) {
+                if rd.flatten().any(|e| is_tool_output(&e.file_name())) {
+                    return Err(FsError::new(libc::ENOTEMPTY, "directory not empty"));
+                }
+            }
             let rd = fs::read_dir(&path)
                 .map_err(|e| FsError::io(format!("rmdir {}", path.display()), e))?;
             let mut caches = Vec::new();
@@ -840,15 +860,11 @@ impl ViewFs {
         }
         let (from_view, from_back) = self.child(parent, name)?;
         let (to_view, to_back) = self.child(newparent, newname)?;
-        if std::mem::discriminant(&from_back) != std::mem::discriminant(&to_back) {
-            // Caches and the original are different stores; mv falls back to copy.
-            return Err(FsError::new(
-                libc::EXDEV,
-                "rename between original and scratch",
-            ));
-        }
         if to_view.starts_with(&from_view) && to_view != from_view {
             return Err(FsError::new(libc::EINVAL, "rename into itself"));
+        }
+        if std::mem::discriminant(&from_back) != std::mem::discriminant(&to_back) {
+            return self.rename_across(&from_view, &from_back, &to_view, &to_back, flags);
         }
         let _wb = self.writeback.lock();
         self.prepare(&to_back)?;
@@ -901,6 +917,196 @@ impl ViewFs {
                     let _ = fs::rename(&old, &new);
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A rename between the scratch tree and the original (pytest makes its cache as a
+    /// temporary directory, then renames it into place; `mv htmlcov report`). The two are
+    /// different stores, so the entry is copied as the view shows it (names and contents
+    /// through the transform, each child routed as a new entry would be), then the source is
+    /// removed. Not atomic as a whole: each file is written atomically, and a failure leaves
+    /// the source in place.
+    fn rename_across(
+        &self,
+        from_view: &Path,
+        from_back: &Backing,
+        to_view: &Path,
+        to_back: &Backing,
+        flags: u32,
+    ) -> FsResult<()> {
+        let _wb = self.writeback.lock();
+        self.prepare(to_back)?;
+        let from = self.safe_path(from_back)?;
+        let to = self.safe_path(to_back)?;
+        let from_meta = fs::symlink_metadata(&from)
+            .map_err(|e| FsError::io(format!("rename {}", from.display()), e))?;
+        let mut replaced = None;
+        match fs::symlink_metadata(&to) {
+            Ok(_) if flags & libc::RENAME_NOREPLACE != 0 => {
+                return Err(FsError::new(libc::EEXIST, "target exists"))
+            }
+            Ok(m) if m.is_dir() => {
+                if !from_meta.is_dir() {
+                    return Err(FsError::new(libc::EISDIR, "rename over a directory"));
+                }
+                let empty = self.list_dir_names(to_view, to_back)?.is_empty();
+                if !empty {
+                    return Err(FsError::new(libc::ENOTEMPTY, "target directory not empty"));
+                }
+                fs::remove_dir(&to)
+                    .map_err(|e| FsError::io(format!("rename {}", to.display()), e))?;
+            }
+            Ok(m) => {
+                if from_meta.is_dir() {
+                    return Err(FsError::new(
+                        libc::ENOTDIR,
+                        "rename a directory over a file",
+                    ));
+                }
+                // An editor's save: the file it replaces is the base of the inverse.
+                replaced = fs::read(&to).ok().filter(|_| m.is_file());
+            }
+            Err(_) => {}
+        }
+        let mut moved = Vec::new();
+        self.copy_view_entry(from_view, from_back, to_view, to_back, replaced, &mut moved)?;
+        self.remove_entry(from_back, from_view, from_meta.is_dir())?;
+        let mut st = self.state.lock();
+        st.table.remove(to_view);
+        st.table.rename(from_view, to_view, to_back);
+        for (view, back) in moved {
+            if let Some(ino) = st.table.ino_of(&view) {
+                if let Some(n) = st.table.get_mut(ino) {
+                    n.backing = back;
+                }
+            }
+        }
+        drop(st);
+        for b in [from_back, to_back] {
+            if let Backing::Original(p) = b {
+                self.cache.remove_tree(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// The names the view lists in directory `view` (backed by `back`), `.` and `..` left out.
+    fn list_dir_names(&self, view: &Path, back: &Backing) -> FsResult<Vec<(OsString, Backing)>> {
+        let path = self.disk(back);
+        let mut out = Vec::new();
+        let rd = fs::read_dir(&path)
+            .map_err(|e| FsError::io(format!("opendir {}", path.display()), e))?;
+        for e in rd.flatten() {
+            let n = e.file_name();
+            match back {
+                Backing::Scratch(_) => out.push((n.clone(), back.join(&n))),
+                Backing::Original(_) => {
+                    if is_hidden_original(&n) {
+                        continue;
+                    }
+                    if let Some(v) = self.to_view_name(&n) {
+                        out.push((v, back.join(&n)));
+                    }
+                }
+            }
+        }
+        if let Backing::Original(_) = back {
+            if let Ok(rd) = fs::read_dir(self.scratch.join(view)) {
+                for e in rd.flatten() {
+                    let n = e.file_name();
+                    if is_tool_output(&n) && !out.iter().any(|(v, _)| *v == n) {
+                        out.push((n.clone(), Backing::Scratch(view.join(&n))));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Copy the view entry at `from_view` to `to_view` (backed by `to`), recursively, as the
+    /// view shows it. Records the backing of every entry created below the top in `moved`.
+    fn copy_view_entry(
+        &self,
+        from_view: &Path,
+        from: &Backing,
+        to_view: &Path,
+        to: &Backing,
+        replaced: Option<Vec<u8>>,
+        moved: &mut Vec<(PathBuf, Backing)>,
+    ) -> FsResult<()> {
+        let src = self.safe_path(from)?;
+        let dst = self.safe_path(to)?;
+        let m = fs::symlink_metadata(&src)
+            .map_err(|e| FsError::io(format!("rename {}", src.display()), e))?;
+        let ft = m.file_type();
+        if ft.is_dir() {
+            fs::create_dir(&dst).map_err(|e| FsError::io(format!("mkdir {}", dst.display()), e))?;
+            let _ = fs::set_permissions(&dst, fs::Permissions::from_mode(m.mode() & 0o7777));
+            for (name, child_from) in self.list_dir_names(from_view, from)? {
+                let child_view = to_view.join(&name);
+                let child_to = self.route(to, &child_view, &name)?;
+                self.prepare(&child_to)?;
+                self.copy_view_entry(
+                    &from_view.join(&name),
+                    &child_from,
+                    &child_view,
+                    &child_to,
+                    None,
+                    moved,
+                )?;
+                moved.push((child_view, child_to));
+            }
+        } else if ft.is_symlink() {
+            let t = fs::read_link(&src)
+                .map_err(|e| FsError::io(format!("readlink {}", src.display()), e))?;
+            let mut t = t.into_os_string().into_vec_bytes();
+            if let Backing::Original(_) = from {
+                t = self.translate_link(&t, true);
+            }
+            if let Backing::Original(_) = to {
+                t = self.translate_link(&t, false);
+            }
+            std::os::unix::fs::symlink(OsStr::from_bytes(&t), &dst)
+                .map_err(|e| FsError::io(format!("symlink {}", dst.display()), e))?;
+        } else if ft.is_file() {
+            let view = match from {
+                Backing::Original(rel) => self.view_bytes(rel)?.0.to_vec(),
+                Backing::Scratch(_) => {
+                    fs::read(&src).map_err(|e| FsError::io(format!("read {}", src.display()), e))?
+                }
+            };
+            let bytes = match to {
+                Backing::Original(rel) => {
+                    self.to_original_content(rel, &view, replaced.as_deref())?
+                }
+                Backing::Scratch(_) => view,
+            };
+            write_atomic(&dst, &bytes, m.mode(), None, Durability::KillSafe)
+                .map_err(|e| FsError::eio(format!("write {}", dst.display()), e))?;
+            if let Backing::Original(_) = to {
+                self.persist_transform_state(Durability::KillSafe);
+            }
+        } else {
+            return Err(FsError::new(
+                libc::EXDEV,
+                "special file moved between original and scratch",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Remove the entry behind `back` (and, for an original directory, its scratch mirror).
+    fn remove_entry(&self, back: &Backing, view: &Path, dir: bool) -> FsResult<()> {
+        let path = self.safe_path(back)?;
+        let r = if dir {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        r.map_err(|e| FsError::io(format!("remove {}", path.display()), e))?;
+        if let (Backing::Original(_), true) = (back, dir) {
+            let _ = fs::remove_dir_all(self.scratch.join(view));
         }
         Ok(())
     }
@@ -998,7 +1204,7 @@ impl ViewFs {
             if let Ok(rd) = fs::read_dir(self.scratch.join(&view)) {
                 for e in rd.flatten() {
                     let n = e.file_name();
-                    if is_scratch_name(&n) {
+                    if is_tool_output(&n) {
                         let kind = e.file_type().map(Kind::of).unwrap_or(Kind::File);
                         names.push((n.clone(), Backing::Scratch(view.join(&n)), kind));
                     }
