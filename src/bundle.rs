@@ -83,9 +83,91 @@ pub struct Bundle {
     /// them as local variables (`policy::is_pure_local`).
     #[serde(default)]
     pub local_runs: BTreeSet<String>,
+    /// Fingerprint of the Python environment whose scan the bundle used (`env_scan`).
+    #[serde(default)]
+    pub env_fingerprint: String,
+    /// The interpreter that environment belongs to, as given (resolved through PATH).
+    #[serde(default)]
+    pub python: String,
+    /// The user freeze list the bundle was built with.
+    #[serde(default)]
+    pub freeze: Vec<String>,
+    /// Built with `--rename-pure-locals`.
+    #[serde(default)]
+    pub rename_pure_locals: bool,
+}
+
+/// The options a command asks of a view, as far as they were given (`None`: not given).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Wanted {
+    pub seed: Option<u64>,
+    pub levels: Option<Vec<u8>>,
+    pub python: Option<String>,
+    pub freeze: Option<Vec<String>>,
+    pub rename_pure_locals: Option<bool>,
 }
 
 impl Bundle {
+    /// How the options in `want` disagree with what this bundle was built with, one phrase
+    /// per option (empty: they agree).
+    pub fn disagreements(&self, want: &Wanted) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(s) = want.seed.filter(|s| *s != self.seed) {
+            out.push(format!("seed {s} (the view has seed {})", self.seed));
+        }
+        if let Some(l) = want.levels.as_ref().filter(|l| **l != self.levels) {
+            out.push(format!(
+                "levels {} (the view has levels {})",
+                levels_text(l),
+                levels_text(&self.levels)
+            ));
+        }
+        if let Some(p) = want.python.as_ref().filter(|p| **p != self.python) {
+            out.push(format!(
+                "python {p} (the view was built for {})",
+                if self.python.is_empty() {
+                    "an unrecorded interpreter"
+                } else {
+                    &self.python
+                }
+            ));
+        }
+        if let Some(f) = want.freeze.as_ref() {
+            let mut a = f.clone();
+            let mut b = self.freeze.clone();
+            a.sort();
+            a.dedup();
+            b.sort();
+            b.dedup();
+            if a != b {
+                out.push(format!(
+                    "a freeze list of {} names (the view froze {} names of its own)",
+                    a.len(),
+                    b.len()
+                ));
+            }
+        }
+        if let Some(r) = want
+            .rename_pure_locals
+            .filter(|r| *r != self.rename_pure_locals)
+        {
+            out.push(format!(
+                "{} (the view was built {})",
+                if r {
+                    "--rename-pure-locals"
+                } else {
+                    "without --rename-pure-locals"
+                },
+                if self.rename_pure_locals {
+                    "with it"
+                } else {
+                    "without it"
+                }
+            ));
+        }
+        out
+    }
+
     /// The Level 2 map of this bundle.
     pub fn renamer(&self) -> Result<Renamer, BundleError> {
         Renamer::new(
@@ -98,6 +180,37 @@ impl Bundle {
         )
         .map_err(BundleError::Invalid)
     }
+}
+
+fn levels_text(l: &[u8]) -> String {
+    l.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Write `bundle` to `path` atomically (temporary file in the same directory, synced, then
+/// renamed), so a reader never sees half a bundle.
+pub fn save(bundle: &Bundle, path: &Path) -> Result<(), BundleError> {
+    use std::io::Write;
+    let json = serde_json::to_vec_pretty(bundle)
+        .map_err(|e| BundleError::Invalid(format!("serializing the bundle: {e}")))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(io_err(format!("creating a file in {}", dir.display())))?;
+    tmp.write_all(&json)
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(io_err(format!("writing {}", path.display())))?;
+    tmp.persist(path).map_err(|e| BundleError::Io {
+        context: format!("writing {}", path.display()),
+        source: e.error,
+    })?;
+    Ok(())
+}
+
+/// Read a bundle saved by [`save`] or `map --out`, without checking it against a tree.
+pub fn read(path: &Path) -> Result<Bundle, BundleError> {
+    let bytes =
+        std::fs::read(path).map_err(io_err(format!("reading bundle {}", path.display())))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| BundleError::Invalid(format!("{} is not a bundle: {e}", path.display())))
 }
 
 /// One visible file of the tree.
@@ -184,50 +297,62 @@ pub struct EnvScan {
     /// The interpreter's builtin names (`dir(builtins)`), sorted.
     #[serde(default)]
     pub builtins: Vec<String>,
+    /// Which environment this is (see [`env_fingerprint`]); not part of the cached scan.
+    #[serde(skip)]
+    pub fingerprint: String,
+}
+
+fn run_envscan(python: &Path, args: &[&str]) -> Result<Vec<u8>, BundleError> {
+    let out = Command::new(python)
+        .arg("-I")
+        .arg("-c")
+        .arg(ENVSCAN)
+        .args(args)
+        .output()
+        .map_err(|e| {
+            BundleError::Python(format!(
+                "cannot run {} ({e}); pass --python PATH to the interpreter the view runs under",
+                python.display()
+            ))
+        })?;
+    if !out.status.success() {
+        return Err(BundleError::Python(format!(
+            "{} failed to scan its environment: {}",
+            python.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(out.stdout)
+}
+
+/// The fingerprint of the environment of `python` (interpreter, stdlib and site-packages
+/// contents as the scanner sees them): a package installed or removed changes it.
+pub fn env_fingerprint(python: &Path) -> Result<String, BundleError> {
+    // `-c` makes sys.argv[0] "-c"; the script reads argv[1:].
+    let fp = run_envscan(python, &["fingerprint"])?;
+    let mut h = Sha256::new();
+    h.update(ENVSCAN.as_bytes());
+    h.update(&fp);
+    Ok(hex(&h.finalize()[..16]))
 }
 
 /// Scan (or load from the cache) the names the environment of `python` defines.
 pub fn env_scan(python: &Path, cache_dir: Option<&Path>) -> Result<EnvScan, BundleError> {
-    let run = |args: &[&str]| -> Result<Vec<u8>, BundleError> {
-        let out = Command::new(python)
-            .arg("-I")
-            .arg("-c")
-            .arg(ENVSCAN)
-            .args(args)
-            .output()
-            .map_err(|e| {
-                BundleError::Python(format!(
-                    "cannot run {} ({e}); pass --python PATH to the interpreter the view runs under",
-                    python.display()
-                ))
-            })?;
-        if !out.status.success() {
-            return Err(BundleError::Python(format!(
-                "{} failed to scan its environment: {}",
-                python.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        Ok(out.stdout)
-    };
-    // `-c` makes sys.argv[0] "-c"; the script reads argv[1:].
-    let fp = run(&["fingerprint"])?;
-    let mut h = Sha256::new();
-    h.update(ENVSCAN.as_bytes());
-    h.update(&fp);
-    let key = hex(&h.finalize()[..16]);
+    let key = env_fingerprint(python)?;
     let cached = cache_dir.map(|d| d.join(format!("env-{key}.json")));
     if let Some(c) = &cached {
         if let Ok(bytes) = std::fs::read(c) {
-            if let Ok(scan) = serde_json::from_slice::<EnvScan>(&bytes) {
+            if let Ok(mut scan) = serde_json::from_slice::<EnvScan>(&bytes) {
+                scan.fingerprint = key;
                 return Ok(scan);
             }
         }
     }
     tracing::info!("scanning the Python environment of {}", python.display());
-    let out = run(&["scan"])?;
-    let scan: EnvScan = serde_json::from_slice(&out)
+    let out = run_envscan(python, &["scan"])?;
+    let mut scan: EnvScan = serde_json::from_slice(&out)
         .map_err(|e| BundleError::Python(format!("environment scan gave bad output: {e}")))?;
+    scan.fingerprint = key;
     if let Some(c) = &cached {
         if let Some(d) = c.parent() {
             let _ = std::fs::create_dir_all(d);
@@ -422,6 +547,10 @@ pub fn build_with_env(
         owned_runs: found.owned_runs,
         frozen_owned: found.frozen_owned,
         local_runs: found.local_runs,
+        env_fingerprint: env.fingerprint.clone(),
+        python: opts.python.to_string_lossy().into_owned(),
+        freeze: opts.freeze.clone(),
+        rename_pure_locals: opts.rename_pure_locals,
     }
 }
 
@@ -514,10 +643,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<(Bundle, Tree), BundleE
 /// Load a saved bundle and check that it was made for this tree (read for the check and
 /// returned).
 pub fn load(path: &Path, root: &Path) -> Result<(Bundle, Tree), BundleError> {
-    let bytes =
-        std::fs::read(path).map_err(io_err(format!("reading bundle {}", path.display())))?;
-    let b: Bundle = serde_json::from_slice(&bytes)
-        .map_err(|e| BundleError::Invalid(format!("{} is not a bundle: {e}", path.display())))?;
+    let b = read(path)?;
     let tree = read_tree(root)?;
     let fp = tree_fingerprint(&tree);
     if fp != b.tree_fingerprint {

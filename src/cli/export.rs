@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{build_bundle_and_tree, transform_of, CliError, ExportArgs};
+use super::{build_bundle_and_tree, bundle_map, resolve_map, transform_of, CliError, ExportArgs};
 use crate::transform::{hidden_in_original, Transform};
 
 pub fn export(args: &ExportArgs) -> Result<(), CliError> {
@@ -29,8 +29,15 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
             return Err(CliError::Msg("OUTDIR must not be inside ORIGINAL".into()));
         }
     }
-    let (bundle, tree) = build_bundle_and_tree(&orig, &args.view)?;
-    let t = transform_of(&bundle, None)?;
+    // The map of a view (`--mount`/`--state`), or of the live view of ORIGINAL it must be.
+    let (map, tree) = if args.pin.mount.is_some() || args.pin.state.is_some() {
+        let map = resolve_map(&orig, &args.view, &args.pin)?;
+        (map, crate::bundle::read_tree(&orig)?)
+    } else {
+        let (bundle, tree) = build_bundle_and_tree(&orig, &args.view)?;
+        (bundle_map(&orig, &args.view, bundle)?, tree)
+    };
+    let t = transform_of(&map.bundle, map.state.as_deref())?;
     let view_path = |rel: &Path| -> PathBuf {
         rel.components()
             .map(|c| t.name_to_view(c.as_os_str()))
