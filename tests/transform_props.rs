@@ -609,6 +609,7 @@ fn env() -> EnvScan {
         modules: vec!["os".into(), "json".into()],
         files: 0,
         builtins: vec!["len".into(), "print".into()],
+        fingerprint: String::new(),
     }
 }
 
