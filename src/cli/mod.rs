@@ -4,7 +4,7 @@ pub mod demo;
 pub mod export;
 pub mod map;
 pub mod mount;
-
+pub mod patch;
 pub mod translate;
 pub mod verify;
 pub mod views;
