@@ -520,17 +520,49 @@ pub fn translate_patch(c: &Coords<'_>, input: &[u8], to: Direction) -> Result<Ve
         }
     }
     let pre_index = write_index(&repo, "pre", &pre)?;
-    repo.apply_cached(&pre_index, input).map_err(|e| {
-        CliError::Msg(format!(
-            "the patch does not apply to {} ORIGINAL's base: {e}",
-            if from_view { "the view of" } else { "" }
-        ))
-    })?;
-    let post: BTreeMap<Vec<u8>, (String, String)> = repo
+    // Sections that say `Binary files differ` carry no data, and git cannot apply them: the
+    // new blob is the same in both coordinate systems, so it is looked up by its id.
+    let mut to_apply = Vec::new();
+    let mut by_id = Vec::new();
+    for s in &sections {
+        let (a, b) = s.f.range;
+        if s.f.binary_marker && !s.f.binary_data {
+            by_id.push(s);
+        } else {
+            to_apply.extend_from_slice(&input[a..b]);
+        }
+    }
+    if !to_apply.is_empty() {
+        repo.apply_cached(&pre_index, &to_apply).map_err(|e| {
+            CliError::Msg(format!(
+                "the patch does not apply to {}ORIGINAL's base: {e}",
+                if from_view { "the view of " } else { "" }
+            ))
+        })?;
+    }
+    let mut post: BTreeMap<Vec<u8>, (String, String)> = repo
         .entries(&pre_index)?
         .into_iter()
         .map(|(m, id, p)| (p, (m, id)))
         .collect();
+    for s in by_id {
+        if let Some(os) = &s.old_src {
+            if s.new_src.as_ref() != Some(os) && !s.f.copy {
+                post.remove(os);
+            }
+        }
+        let (Some(ns), Some(np)) = (&s.new_src, &s.new_orig) else {
+            continue;
+        };
+        let content = binary_by_id(c, &repo, s.f.new_id.as_deref(), np)?;
+        let mode =
+            s.f.new_mode
+                .clone()
+                .or_else(|| s.base.as_ref().map(|b| b.mode.clone()))
+                .unwrap_or_else(|| "100644".into());
+        let id = repo.write_blobs(&[&content])?.remove(0);
+        post.insert(ns.clone(), (mode, id));
+    }
     let mut post_ids = Vec::new();
     for s in &sections {
         if let Some(ns) = &s.new_src {
@@ -631,6 +663,37 @@ pub fn translate_patch(c: &Coords<'_>, input: &[u8], to: Direction) -> Result<Ve
         args.push(format!("-U{n}"));
     }
     repo.diff(&old_id, &new_id, &args)
+}
+
+/// The content of a binary file's new blob `id` (abbreviated), from the original's objects
+/// or its working tree at `orig` (binary files are the same bytes in the view).
+fn binary_by_id(
+    c: &Coords<'_>,
+    repo: &git::Repo,
+    id: Option<&str>,
+    orig: &[u8],
+) -> Result<Vec<u8>, CliError> {
+    let Some(id) = id else {
+        return Err(CliError::Msg(format!(
+            "{}: a binary change without an index line cannot be rebuilt",
+            String::from_utf8_lossy(orig)
+        )));
+    };
+    if let Some(Some(b)) = repo.cat(&[id.as_bytes().to_vec()], false)?.pop() {
+        if id_matches(&Some(id.to_string()), &b) {
+            return Ok(b);
+        }
+    }
+    if let Some((w, _)) = worktree(c.original, orig) {
+        if id_matches(&Some(id.to_string()), &w) {
+            return Ok(w);
+        }
+    }
+    Err(CliError::Msg(format!(
+        "{}: `Binary files differ` carries no data, and ORIGINAL has no blob {id} (neither in \
+         its repository nor in its working tree); make the patch with `git diff --binary`",
+        String::from_utf8_lossy(orig)
+    )))
 }
 
 fn write_index(

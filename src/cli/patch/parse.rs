@@ -22,6 +22,10 @@ pub struct FilePatch {
     pub hunks: Vec<Hunk>,
     /// The section holds `GIT binary patch` data.
     pub binary_data: bool,
+    /// The section says `Binary files ... differ` (no data: made without `--binary`).
+    pub binary_marker: bool,
+    /// Byte range of the section in the input.
+    pub range: (usize, usize),
 }
 
 /// What a hunk header and its context lines say.
@@ -39,6 +43,7 @@ pub struct Diff {
     pub files: Vec<FilePatch>,
     /// Source and destination prefixes (`a/`, `b/`; empty with `--no-prefix`).
     pub prefixes: (Vec<u8>, Vec<u8>),
+    /// Made with `--full-index` (seen on a section without binary data).
     pub full_index: bool,
 }
 
@@ -166,6 +171,13 @@ fn parse_hunk_header(line: &[u8]) -> Option<(usize, usize, usize)> {
 /// a commit message) is ignored; a diff without any such line is refused.
 pub fn parse(input: &[u8]) -> Result<Diff, String> {
     let lines: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
+    let mut offsets = Vec::with_capacity(lines.len() + 1);
+    let mut at = 0;
+    for l in &lines {
+        offsets.push(at);
+        at += l.len();
+    }
+    offsets.push(at);
     let mut diff = Diff {
         prefixes: (b"a/".to_vec(), b"b/".to_vec()),
         ..Diff::default()
@@ -180,7 +192,10 @@ pub fn parse(input: &[u8]) -> Result<Diff, String> {
             continue;
         };
         saw_any = true;
-        let mut f = FilePatch::default();
+        let mut f = FilePatch {
+            range: (offsets[i], input.len()),
+            ..FilePatch::default()
+        };
         let names = git_line_names(rest);
         // `---`/`+++` names: `Some(None)` is /dev/null.
         let mut old: Option<HeaderName> = None;
@@ -224,7 +239,6 @@ pub fn parse(input: &[u8]) -> Result<Diff, String> {
                 if let Some((a, b)) = parts.next().and_then(|ids| ids.split_once("..")) {
                     f.old_id = Some(a.to_string());
                     f.new_id = Some(b.to_string());
-                    diff.full_index |= a.len() >= 40 && b.len() >= 40;
                 }
                 if let Some(mode) = parts.next() {
                     f.old_mode.get_or_insert_with(|| mode.to_string());
@@ -232,6 +246,8 @@ pub fn parse(input: &[u8]) -> Result<Diff, String> {
                 }
             } else if l == b"GIT binary patch" {
                 f.binary_data = true;
+            } else if l.starts_with(b"Binary files ") && l.ends_with(b" differ") {
+                f.binary_marker = true;
             }
             i += 1;
         }
@@ -328,6 +344,13 @@ pub fn parse(input: &[u8]) -> Result<Diff, String> {
                 lead,
                 trail,
             });
+        }
+        f.range.1 = offsets[i];
+        // `--binary` gives binary sections full ids of their own: only other sections show
+        // whether the diff was made with `--full-index`.
+        if !f.binary_data {
+            diff.full_index |= f.old_id.as_ref().is_some_and(|a| a.len() >= 40)
+                && f.new_id.as_ref().is_some_and(|b| b.len() >= 40);
         }
         diff.files.push(f);
     }
