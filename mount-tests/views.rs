@@ -112,7 +112,10 @@ fn one_bundle_per_mount_and_commands_use_it() {
     let Some(m) = repo.mount(test, "mnt", 7) else {
         return;
     };
-    assert_eq!(fs::read(m.state.join("bundle.json")).unwrap(), saved);
+    assert!(
+        fs::read(m.state.join("bundle.json")).unwrap() == saved,
+        "the remount saved another bundle"
+    );
     let now: Vec<Vec<u8>> = walk(&m.point, &[]).into_keys().collect();
     for p in &listing {
         assert!(
