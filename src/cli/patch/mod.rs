@@ -295,6 +295,8 @@ impl Coords<'_> {
         let (b, l) = self.anchor(path, base);
         let mut candidates = Vec::new();
         if base.is_some() {
+            candidates.extend(forward_units(&b, &l, new, true));
+            candidates.extend(forward_units(&b, &l, new, false));
             candidates.push(forward(&b, &l, new));
         }
         candidates.push(new.to_vec());
@@ -310,6 +312,68 @@ impl Coords<'_> {
             String::from_utf8_lossy(path)
         )))
     }
+}
+
+/// The view of `new` (an edit of `base`, shown under `layout`) that keeps the view's order
+/// of units, the mirror of `layout::inverse`: in each run of units of `new`, units with lines
+/// kept from `base` take the view's order of those lines, and a unit with no kept line
+/// follows the unit before it in the original (which is where the inverse puts a new unit
+/// that follows another in the view). A unit's place is the median of its kept lines' (one
+/// common line the diff matched far away must not move it), or, as the inverse computes it,
+/// the first. Blank lines and anchors stay where `new` has them. `None` when `new` does not
+/// parse.
+fn forward_units(base: &[u8], layout: &Layout, new: &[u8], median: bool) -> Option<Vec<u8>> {
+    let structure = reorder::analyze(new).ok()?;
+    let bl = layout::split_lines(base);
+    let nl = layout::split_lines(new);
+    let order = if layout.is_valid_for(bl.len()) {
+        layout.order()
+    } else {
+        (0..bl.len()).collect()
+    };
+    let mut vpos = vec![0usize; bl.len()];
+    for (k, &i) in order.iter().enumerate() {
+        vpos[i] = k;
+    }
+    let mut kept: Vec<Option<usize>> = vec![None; nl.len()];
+    for op in similar::capture_diff_slices(Algorithm::Patience, &bl, &nl) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for t in 0..len {
+                kept[new_index + t] = Some(vpos[old_index + t]);
+            }
+        }
+    }
+    let seq = reorder::emit(nl.len(), &structure.runs, &mut |run| {
+        let mut keys: Vec<(usize, usize)> = Vec::with_capacity(run.units.len());
+        for (i, u) in run.units.iter().enumerate() {
+            let mut at: Vec<usize> = u
+                .span
+                .clone()
+                .filter_map(|j| kept.get(j).copied().flatten())
+                .collect();
+            at.sort_unstable();
+            let own = if median {
+                at.get(at.len() / 2).copied()
+            } else {
+                at.first().copied()
+            };
+            let key = match (own, keys.last()) {
+                (Some(p), _) => (p, i),
+                (None, Some(&(p, _))) => (p, i),
+                (None, None) => (0, i),
+            };
+            keys.push(key);
+        }
+        let mut units: Vec<usize> = (0..run.units.len()).collect();
+        units.sort_by_key(|&u| keys[u]);
+        units
+    });
+    Some(seq.iter().flat_map(|&j| nl[j].to_vec()).collect())
 }
 
 /// The view of `new` (an edit of `base`, shown under `layout`) that keeps the view's order:
