@@ -142,6 +142,19 @@ fn one_bundle_per_mount_and_commands_use_it() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("levels 2"), "{err}");
+    // Another checkout at the same path (a new HEAD) is not the tree that view was made for.
+    run_ok(git(&repo.orig).args(["add", "-A"]));
+    run_ok(git(&repo.orig).args(["commit", "-q", "-m", "next"]));
+    let out = output(Command::new(BIN).args(["mount", "--state"]).args([
+        state.as_os_str(),
+        repo.orig.as_os_str(),
+        point.as_os_str(),
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("HEAD is now"),
+        "{err}"
+    );
 }
 
 #[test]

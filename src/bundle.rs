@@ -836,6 +836,59 @@ mod tests {
     }
 
     #[test]
+    fn disagreements_name_each_option_given_that_differs() {
+        let tree = Tree {
+            files: vec![TreeFile {
+                rel: PathBuf::from("m.py"),
+                content: b"def loan_total(x):\n    return x\n".to_vec(),
+            }],
+            dirs: vec![],
+            generated: vec![],
+        };
+        let opts = BuildOptions {
+            seed: 7,
+            levels: vec![2, 3],
+            python: PathBuf::from("/usr/bin/python3"),
+            freeze: vec!["loan".into()],
+            cache_dir: None,
+            rename_pure_locals: false,
+        };
+        let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
+        assert!(
+            b.disagreements(&Wanted::default()).is_empty(),
+            "nothing given"
+        );
+        let same = Wanted {
+            seed: Some(7),
+            levels: Some(vec![2, 3]),
+            python: Some("/usr/bin/python3".into()),
+            freeze: Some(vec!["loan".into(), "loan".into()]),
+            rename_pure_locals: Some(false),
+        };
+        assert!(
+            b.disagreements(&same).is_empty(),
+            "{:?}",
+            b.disagreements(&same)
+        );
+        let other = Wanted {
+            seed: Some(8),
+            levels: Some(vec![2]),
+            python: Some("/opt/venv/bin/python".into()),
+            freeze: Some(vec![]),
+            rename_pure_locals: Some(true),
+        };
+        let d = b.disagreements(&other);
+        assert_eq!(d.len(), 5, "{d:?}");
+        assert!(
+            d[0].starts_with("seed 8") && d[1].starts_with("levels 2"),
+            "{d:?}"
+        );
+        let json = serde_json::to_vec(&b).unwrap();
+        let back: Bundle = serde_json::from_slice(&json).unwrap();
+        assert_eq!(back, b);
+    }
+
+    #[test]
     fn the_view_renames_outside_names_that_are_only_locals() {
         let src = "def shuffle_cards(deck):\n    remaining = list(deck)\n    values = remaining\n    len = 3\n    return values, len\n\ndef show(d):\n    return d.values()\n";
         let tree = Tree {
