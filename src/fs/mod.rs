@@ -24,6 +24,13 @@
 //!   file, and closes of handles and the unmount write back synced
 //!   ([`Durability`]).
 //!
+//! - tool output: names of `transform::is_tool_output` created in the view live in scratch
+//!   (unless the original has them); a rename between scratch and the original copies the
+//!   entry as the view shows it ([`ViewFs::rename`]) instead of failing with EXDEV.
+//! - re-creation: a file removed through the view and created again (`git apply`, `git
+//!   checkout -- FILE`), at the same place or, as a move, elsewhere with mostly the same
+//!   lines, is written back as an edit of the removed one, so Level 3 keeps its order.
+//!
 //! Lock order: `writeback` -> `state` -> `cache`; transforms run outside `state`.
 
 pub mod content;
@@ -294,7 +301,15 @@ pub struct ViewFs {
     /// Inodes whose handle-less writes wait for the deferred flusher.
     deferred: Mutex<std::collections::BTreeSet<u64>>,
     deferred_cv: parking_lot::Condvar,
+    /// Originals of files unlinked through the view, by original path (see
+    /// [`ViewFs::unlink`]): a file created again under the same name is written back as an
+    /// edit of what it replaced.
+    unlinked: Mutex<std::collections::VecDeque<(PathBuf, Vec<u8>)>>,
 }
+
+/// How many unlinked originals are remembered, and up to what size.
+const UNLINKED_KEPT: usize = 64;
+const UNLINKED_MAX_BYTES: u64 = 1 << 20;
 
 fn to_time(secs: i64, nsecs: i64) -> SystemTime {
     let nsecs = nsecs.clamp(0, 999_999_999) as u32;
@@ -359,6 +374,7 @@ impl ViewFs {
             watched: std::sync::atomic::AtomicBool::new(false),
             deferred: Mutex::new(std::collections::BTreeSet::new()),
             deferred_cv: parking_lot::Condvar::new(),
+            unlinked: Mutex::new(std::collections::VecDeque::new()),
         };
         if options.scan_at_new {
             fs.scan();
@@ -800,7 +816,24 @@ impl ViewFs {
         if m.is_dir() {
             return Err(FsError::new(libc::EISDIR, "unlink of a directory"));
         }
+        // Tools that rewrite a file by removing it and creating it again (`git apply`, `git
+        // checkout -- FILE`) make an edit, not a new file: keep what it was, so the write-back
+        // of the new file is inverted against it (with Level 3, in the original's order).
+        let old = match &back {
+            Backing::Original(rel) if m.is_file() && m.len() <= UNLINKED_MAX_BYTES => {
+                fs::read(&path).ok().map(|b| (rel.clone(), b))
+            }
+            _ => None,
+        };
         fs::remove_file(&path).map_err(|e| FsError::io(format!("unlink {}", path.display()), e))?;
+        if let Some(entry) = old {
+            let mut u = self.unlinked.lock();
+            u.retain(|(p, _)| *p != entry.0);
+            if u.len() == UNLINKED_KEPT {
+                u.pop_front();
+            }
+            u.push_back(entry);
+        }
         self.state.lock().table.remove(&view);
         Ok(())
     }
@@ -1722,7 +1755,13 @@ impl ViewFs {
             Err(e) if e.kind() == io::ErrorKind::NotFound => (None, 0o644, None),
             Err(e) => return Err(FsError::eio(format!("stat {}", path.display()), e)),
         };
-        let orig = self.to_original_content(&rel, &data, base.as_deref())?;
+        let replaced = if base.as_deref().is_none_or(<[u8]>::is_empty) {
+            self.unlinked_base(&rel, &data)
+        } else {
+            None
+        };
+        let inverse_base = replaced.as_deref().or(base.as_deref());
+        let orig = self.to_original_content(&rel, &data, inverse_base)?;
         if base.as_deref() != Some(orig.as_slice()) {
             write_atomic(&path, &orig, mode, owner, durability)
                 .map_err(|e| FsError::eio(format!("write back {}", path.display()), e))?;
@@ -1742,6 +1781,38 @@ impl ViewFs {
             n.trusted = false;
         }
         Ok(())
+    }
+
+    /// The base of a file created empty at original `rel` and now holding view bytes `data`:
+    /// the file unlinked at the same place, or else (a move made by removing a file and
+    /// creating another, as `git apply` renames) the unlinked file of the same extension whose
+    /// view the new bytes resemble most, at least half of their lines, as git pairs renames;
+    /// its per-path state moves with it (`Transform::renamed`). Used once.
+    fn unlinked_base(&self, rel: &Path, data: &[u8]) -> Option<Vec<u8>> {
+        let candidates: Vec<(PathBuf, Vec<u8>)> = {
+            let mut u = self.unlinked.lock();
+            if let Some(i) = u.iter().position(|(p, _)| p == rel) {
+                return u.remove(i).map(|(_, b)| b);
+            }
+            u.iter()
+                .filter(|(p, _)| p.extension() == rel.extension() && !self.root.join(p).exists())
+                .cloned()
+                .collect()
+        };
+        let mut best: Option<(f64, PathBuf, Vec<u8>)> = None;
+        for (p, old) in candidates {
+            let Ok(view) = self.to_view_content(&p, &old) else {
+                continue;
+            };
+            let r = line_similarity(&view, data);
+            if r >= 0.5 && best.as_ref().is_none_or(|(b, _, _)| r > *b) {
+                best = Some((r, p, old));
+            }
+        }
+        let (_, from, old) = best?;
+        self.unlinked.lock().retain(|(p, _)| *p != from);
+        let _ = catch_unwind(AssertUnwindSafe(|| self.transform.renamed(&from, rel)));
+        Some(old)
     }
 
     // ---------------------------------------------------------------- attributes
@@ -1865,6 +1936,23 @@ fn create_file(path: &Path, perm: u32, flags: i32) -> FsResult<bool> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists && flags & libc::O_EXCL == 0 => Ok(true),
         Err(e) => Err(FsError::io(format!("create {}", path.display()), e)),
     }
+}
+
+/// The share of lines two texts have in common (`2 * common / (a + b)`, 1.0 for equal).
+fn line_similarity(a: &[u8], b: &[u8]) -> f64 {
+    let la: Vec<&[u8]> = a.split_inclusive(|&c| c == b'\n').collect();
+    let lb: Vec<&[u8]> = b.split_inclusive(|&c| c == b'\n').collect();
+    if la.is_empty() && lb.is_empty() {
+        return 1.0;
+    }
+    let common: usize = similar::capture_diff_slices(similar::Algorithm::Myers, &la, &lb)
+        .iter()
+        .map(|op| match op {
+            similar::DiffOp::Equal { len, .. } => *len,
+            _ => 0,
+        })
+        .sum();
+    2.0 * common as f64 / (la.len() + lb.len()) as f64
 }
 
 /// Up to `size` bytes of `file` from `offset` (short only at the end of the file).

@@ -972,3 +972,111 @@ fn rename_between_scratch_and_original_copies_as_the_view_shows() {
             .unwrap_err();
     assert_eq!(err.errno, libc::ENOTEMPTY);
 }
+
+/// Records the base each write-back inverts against (contents pass unchanged).
+#[derive(Default)]
+struct BaseRecorder {
+    bases: parking_lot::Mutex<Vec<Option<Vec<u8>>>>,
+    moves: parking_lot::Mutex<Vec<(PathBuf, PathBuf)>>,
+}
+
+impl Transform for BaseRecorder {
+    fn name_to_view(&self, name: &OsStr) -> std::ffi::OsString {
+        name.to_owned()
+    }
+    fn name_to_original(
+        &self,
+        name: &OsStr,
+    ) -> Result<std::ffi::OsString, crate::transform::TransformError> {
+        Ok(name.to_owned())
+    }
+    fn content_to_view(&self, _: &Path, original: &[u8]) -> Vec<u8> {
+        original.to_vec()
+    }
+    fn content_to_original(&self, _: &Path, view: &[u8], base: Option<&[u8]>) -> Vec<u8> {
+        self.bases.lock().push(base.map(<[u8]>::to_vec));
+        view.to_vec()
+    }
+    fn renamed(&self, from: &Path, to: &Path) {
+        self.moves
+            .lock()
+            .push((from.to_path_buf(), to.to_path_buf()));
+    }
+}
+
+/// `git apply` and `git checkout -- FILE` remove a file and create it again: the new file is
+/// written back as an edit of the one it replaces (Level 3 then keeps the original's order).
+#[test]
+fn a_file_removed_and_created_again_is_an_edit_of_the_old_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    write(&orig.join("m.py"), b"def a():\n    pass\n");
+    write(&orig.join("other.py"), b"x = 1\n");
+    let t = Arc::new(BaseRecorder::default());
+    let fs = ViewFs::new(
+        &orig,
+        &dir.path().join("state"),
+        t.clone(),
+        Options::default(),
+    )
+    .unwrap();
+    fs.unlink(ROOT_INO, OsStr::new("m.py")).unwrap();
+    let (a, o) = fs
+        .create(ROOT_INO, OsStr::new("m.py"), 0o644, 0o022, libc::O_WRONLY)
+        .unwrap();
+    fs.write(a.ino, o.fh, 0, b"def a():\n    return 1\n")
+        .unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        t.bases.lock().last().cloned().flatten().as_deref(),
+        Some(&b"def a():\n    pass\n"[..])
+    );
+    assert_eq!(
+        fs::read(orig.join("m.py")).unwrap(),
+        b"def a():\n    return 1\n"
+    );
+    // Used once: a later write is an edit of the file as it is now.
+    let a = fs.lookup_path(Path::new("m.py")).unwrap();
+    let o = fs.open(a.ino, libc::O_WRONLY | libc::O_TRUNC).unwrap();
+    fs.write(a.ino, o.fh, 0, b"y = 2\n").unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        t.bases.lock().last().cloned().flatten().as_deref(),
+        Some(&b"def a():\n    return 1\n"[..])
+    );
+    // A file never unlinked is created as a new one.
+    let (a, o) = fs
+        .create(ROOT_INO, OsStr::new("new.py"), 0o644, 0o022, libc::O_WRONLY)
+        .unwrap();
+    fs.write(a.ino, o.fh, 0, b"z = 3\n").unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        t.bases.lock().last().cloned().flatten().as_deref(),
+        Some(&b""[..])
+    );
+    assert!(t.moves.lock().is_empty(), "no unlinked file resembles it");
+    // A move made by removing a file and creating a similar one elsewhere (git apply's
+    // renames): the new file is an edit of the old one, whose state moves with it.
+    write(&orig.join("big.py"), b"a = 1\nb = 2\nc = 3\nd = 4\n");
+    fs.unlink(ROOT_INO, OsStr::new("big.py")).unwrap();
+    let (a, o) = fs
+        .create(
+            ROOT_INO,
+            OsStr::new("moved.py"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+        )
+        .unwrap();
+    fs.write(a.ino, o.fh, 0, b"a = 1\nb = 2\nc = 3\ne = 5\n")
+        .unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        t.bases.lock().last().cloned().flatten().as_deref(),
+        Some(&b"a = 1\nb = 2\nc = 3\nd = 4\n"[..])
+    );
+    assert_eq!(
+        *t.moves.lock(),
+        [(PathBuf::from("big.py"), PathBuf::from("moved.py"))]
+    );
+}
