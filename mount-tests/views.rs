@@ -442,3 +442,42 @@ fn tool_output_of_real_tools_stays_in_scratch() {
     m.unmount();
     assert_eq!(repo.status(), "");
 }
+
+/// `verify --mount` runs the tests on that view's map (bundle and layouts), exported here so
+/// that `export --state` is exercised too; given only ORIGINAL while the view is live and the
+/// tree has changed, verify stops instead of building another map.
+#[test]
+fn verify_uses_the_map_of_a_mounted_view() {
+    let test = "verify_uses_the_map_of_a_mounted_view";
+    let repo = Repo::sample();
+    let Some(m) = repo.mount(test, "mnt", 7) else {
+        return;
+    };
+    let pkg = view_name(&m, &repo.orig, "bookmobile");
+    fs::write(
+        m.path(&format!("{pkg}/added_later.py")),
+        "def added_helper_total(values):\n    return sum(values)\n",
+    )
+    .unwrap();
+    let verify = |extra: &[&str]| {
+        output(
+            Command::new(BIN)
+                .arg("verify")
+                .args(extra)
+                .args(["--export", "--json"])
+                .arg(&repo.orig)
+                .args(["--", "python3", "-m", "unittest", "-v"]),
+        )
+    };
+    let out = verify(&["--seed", "7"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--mount"), "{err}");
+    let point = m.point.to_str().unwrap().to_string();
+    let out = verify(&["--mount", &point]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    assert!(out.status.success(), "{r:#}");
+    assert_eq!(r["seed"], 7);
+    assert_eq!(r["same"], 30, "{r:#}");
+    m.unmount();
+}

@@ -15,7 +15,7 @@ use super::super::CliError;
 pub type Entry = (String, String, Vec<u8>);
 
 pub struct Repo {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     git_dir: PathBuf,
     /// The work tree git reads attributes from (only `.gitattributes` files live there).
     pub work: PathBuf,
@@ -69,7 +69,7 @@ impl Repo {
             std::fs::write(&cfg, text).map_err(|e| CliError::io("writing config", e))?;
         }
         Ok(Repo {
-            _dir: dir,
+            dir,
             git_dir,
             work,
             original_git: common,
@@ -134,7 +134,7 @@ impl Repo {
         if contents.is_empty() {
             return Ok(Vec::new());
         }
-        let tmp = self._dir.path().join("blobs");
+        let tmp = self.dir.path().join("blobs");
         std::fs::create_dir_all(&tmp).map_err(|e| CliError::io("blobs", e))?;
         let mut list = Vec::new();
         for (k, c) in contents.iter().enumerate() {
@@ -158,7 +158,7 @@ impl Repo {
 
     /// An index file holding exactly `entries`.
     pub fn index_of(&self, name: &str, entries: &[Entry]) -> Result<PathBuf, CliError> {
-        let index = self._dir.path().join(name);
+        let index = self.dir.path().join(name);
         let _ = std::fs::remove_file(&index);
         let mut input = Vec::new();
         for (mode, id, path) in entries {
