@@ -308,7 +308,8 @@ fn view_bundle(args: &MountArgs, p: &Plan) -> Result<crate::bundle::Bundle, CliE
         tracing::info!("serving the bundle saved in {}", p.state.display());
         return Ok(saved);
     }
-    let bundle = super::build_bundle(&p.original, &args.view)?;
+    // A new view of its own: other live views of the original keep their maps.
+    let (bundle, _) = super::build_bundle_and_tree(&p.original, &args.view)?;
     let info = views::ViewInfo {
         original: p.original.clone(),
         head: views::head_of(&p.original),
