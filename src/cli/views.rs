@@ -104,13 +104,28 @@ pub fn live_views(original: &Path) -> Vec<Record> {
     let Ok(rd) = fs::read_dir(RUN_DIR) else {
         return Vec::new();
     };
-    let mut out: Vec<Record> = rd
-        .flatten()
-        .filter(|e| e.file_name().as_bytes().ends_with(b".json"))
-        .filter_map(|e| serde_json::from_slice::<Record>(&fs::read(e.path()).ok()?).ok())
-        .filter(|r| r.original == original)
-        .filter(|r| read_pid(&r.mountpoint).is_some_and(alive))
-        .collect();
+    let mut out = Vec::new();
+    for e in rd.flatten() {
+        if !e.file_name().as_bytes().ends_with(b".json") {
+            continue;
+        }
+        let Some(r) = fs::read(e.path())
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Record>(&b).ok())
+        else {
+            continue;
+        };
+        let gone = fs::symlink_metadata(&r.mountpoint)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+        if gone {
+            // The mountpoint is gone: nothing can name it again; drop the record.
+            let _ = fs::remove_file(e.path());
+            continue;
+        }
+        if r.original == original && read_pid(&r.mountpoint).is_some_and(alive) {
+            out.push(r);
+        }
+    }
     out.sort_by(|a, b| a.mountpoint.cmp(&b.mountpoint));
     out
 }
