@@ -230,6 +230,24 @@ pub fn check_options(b: &Bundle, want: &Wanted, whose: &str) -> Result<(), CliEr
     )))
 }
 
+/// Why a bundle built now differs from a view's, in words.
+fn what_changed(live: &Bundle, built: &Bundle) -> Vec<&'static str> {
+    let mut what = Vec::new();
+    if live.tree_fingerprint != built.tree_fingerprint {
+        what.push("its tree changed since the view was made (files added, removed or edited)");
+    }
+    if live.env_fingerprint != built.env_fingerprint {
+        what.push("its Python environment changed (a package installed or removed)");
+    }
+    if live.tool_version != built.tool_version {
+        what.push("another schrodinger version built the view");
+    }
+    if what.is_empty() {
+        what.push("the map built now differs from the view's");
+    }
+    what
+}
+
 /// Decide the map of a command given only ORIGINAL and view options, which built `built`:
 /// `Some(state)` of a live view whose map it is, `None` when no live view has these options.
 /// Stops when a live view has these options but another bundle.
@@ -254,19 +272,7 @@ pub fn against_live_views(original: &Path, built: &Bundle) -> Result<Option<Path
         if live == *built {
             return Ok(Some(rec.state));
         }
-        let mut what = Vec::new();
-        if live.tree_fingerprint != built.tree_fingerprint {
-            what.push("its tree changed since the view was made (files added, removed or edited)");
-        }
-        if live.env_fingerprint != built.env_fingerprint {
-            what.push("its Python environment changed (a package installed or removed)");
-        }
-        if live.tool_version != built.tool_version {
-            what.push("another schrodinger version built the view");
-        }
-        if what.is_empty() {
-            what.push("the map built now differs from the view's");
-        }
+        let what = what_changed(&live, built);
         return Err(CliError::Msg(format!(
             "{} is mounted at {} with these options, and {}: a map built now would give other \
              names than that view shows. Pass --mount {} to use the view's map",
@@ -287,4 +293,56 @@ pub fn against_live_views(original: &Path, built: &Bundle) -> Result<Option<Path
         );
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bundle::{build_with_env, BuildOptions, EnvScan, Progress, Tree, TreeFile};
+
+    fn bundle(env_fingerprint: &str, extra_file: bool) -> Bundle {
+        let mut files = vec![TreeFile {
+            rel: PathBuf::from("m.py"),
+            content: b"def loan_total(x):\n    return x\n".to_vec(),
+        }];
+        if extra_file {
+            files.push(TreeFile {
+                rel: PathBuf::from("n.py"),
+                content: b"def shelf_count(y):\n    return y\n".to_vec(),
+            });
+        }
+        let env = EnvScan {
+            fingerprint: env_fingerprint.into(),
+            ..EnvScan::default()
+        };
+        let opts = BuildOptions {
+            seed: 1,
+            levels: vec![2],
+            python: PathBuf::from("python3"),
+            freeze: vec![],
+            cache_dir: None,
+            rename_pure_locals: false,
+        };
+        let tree = Tree {
+            files,
+            dirs: vec![],
+            generated: vec![],
+        };
+        build_with_env(&tree, &env, &opts, &Progress::hidden())
+    }
+
+    /// A package installed into the environment or a file added to the tree is reported,
+    /// each by name, and never taken for the same map.
+    #[test]
+    fn a_changed_environment_or_tree_is_named() {
+        let live = bundle("env-a", false);
+        assert_eq!(live.env_fingerprint, "env-a");
+        assert_ne!(live, bundle("env-b", false));
+        let env = what_changed(&live, &bundle("env-b", false));
+        assert_eq!(env.len(), 1);
+        assert!(env[0].contains("environment"), "{env:?}");
+        let tree = what_changed(&live, &bundle("env-a", true));
+        assert!(tree.len() == 1 && tree[0].contains("tree"), "{tree:?}");
+        assert_eq!(what_changed(&live, &bundle("env-b", true)).len(), 2);
+    }
 }
