@@ -334,9 +334,10 @@ pub struct ExportArgs {
 /// Direction of `schrodinger translate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Direction {
-    /// Original names -> view names (a problem statement to give the agent).
+    /// To the view's names, paths and layouts (a problem statement or a gold patch to give
+    /// the agent).
     View,
-    /// View names -> original names (a log or test id the agent produced).
+    /// To the original's (a log, a test id or a patch the agent produced).
     Original,
 }
 
