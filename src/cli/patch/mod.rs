@@ -485,6 +485,17 @@ pub fn translate_patch(c: &Coords<'_>, input: &[u8], to: Direction) -> Result<Ve
     };
     let mut sections = Vec::new();
     for f in diff.files.iter().cloned() {
+        for p in f.old.iter().chain(f.new.iter()) {
+            let plain = p
+                .split(|&b| b == b'/')
+                .all(|c| !c.is_empty() && c != b"." && c != b"..");
+            if !plain {
+                return Err(CliError::Msg(format!(
+                    "`{}` is not a path inside the repository",
+                    String::from_utf8_lossy(p)
+                )));
+            }
+        }
         let old_orig = f.old.as_ref().map(orig_of).transpose()?;
         let new_orig = f.new.as_ref().map(orig_of).transpose()?;
         sections.push(Section {
@@ -869,6 +880,27 @@ mod tests {
         let new = b"a\nb\nX\nc\nd2\n";
         assert_eq!(forward(base, &l, new), b"c\nd2\na\nb\nX\n");
         assert_eq!(forward(base, &Layout::identity(4), new), new);
+    }
+
+    #[test]
+    fn paths_that_leave_the_repository_are_refused() {
+        let t = Composite { l2: None, l3: None };
+        let dir = tempfile::tempdir().unwrap();
+        let c = Coords {
+            original: dir.path(),
+            transform: &t,
+            seed: 0,
+        };
+        for bad in ["../etc/passwd", "a//b", "./x"] {
+            let p = format!(
+                "diff --git a/{bad} b/{bad}\n--- a/{bad}\n+++ b/{bad}\n@@ -1 +1 @@\n-a\n+b\n"
+            );
+            let err = translate_patch(&c, p.as_bytes(), Direction::Original).unwrap_err();
+            assert!(
+                err.to_string().contains("not a path inside"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]
