@@ -77,7 +77,8 @@ pub fn python3() -> Command {
     c
 }
 
-/// Copy a directory tree (regular files and directories only).
+/// Copy a directory tree (regular files and directories only), without byte-code caches and
+/// `.git` (a view's shadow repository is not part of its work tree).
 pub fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for e in fs::read_dir(from).unwrap() {
@@ -85,7 +86,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
         let ft = e.file_type().unwrap();
         let dst = to.join(e.file_name());
         if ft.is_dir() {
-            if e.file_name() == "__pycache__" {
+            if e.file_name() == "__pycache__" || e.file_name() == ".git" {
                 continue;
             }
             copy_tree(&e.path(), &dst);
@@ -501,4 +502,83 @@ pub fn unpack(sdist: &Path, dir: &Path) {
             .arg(dir)
             .arg("--strip-components=1"),
     );
+}
+
+/// A virtual environment with pytest and setuptools (for tests that run real tools in the
+/// view), made once per target directory from PyPI. `None` (outside CI only, with a loud
+/// SKIPPED line) when it cannot be made; under `CI=true` that fails.
+pub fn tool_python(test: &str) -> Option<PathBuf> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tool-venv");
+    let python = dir.join("bin/python");
+    let marker = dir.join(".ready-pytest-8.3.3");
+    if marker.exists() {
+        return Some(python);
+    }
+    let _ = fs::remove_dir_all(&dir);
+    let steps: [Vec<&std::ffi::OsStr>; 2] = [
+        vec!["-m".as_ref(), "venv".as_ref(), dir.as_os_str()],
+        vec![
+            "-m".as_ref(),
+            "pip".as_ref(),
+            "install".as_ref(),
+            "-q".as_ref(),
+            "pytest==8.3.3".as_ref(),
+            "setuptools".as_ref(),
+        ],
+    ];
+    for (k, args) in steps.iter().enumerate() {
+        let prog = if k == 0 {
+            PathBuf::from("python3")
+        } else {
+            python.clone()
+        };
+        let out = Command::new(&prog).args(args).stdin(Stdio::null()).output();
+        let ok = out.as_ref().map(|o| o.status.success()).unwrap_or(false);
+        if !ok {
+            let why = match out {
+                Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
+                Err(e) => e.to_string(),
+            };
+            if in_ci() {
+                panic!("{test}: cannot make the pytest environment (CI=true): {why}");
+            }
+            eprintln!("\n!!!!! {test} SKIPPED: cannot make the pytest environment: {why} !!!!!\n");
+            return None;
+        }
+    }
+    fs::write(&marker, "").unwrap();
+    Some(python)
+}
+
+/// `schrodinger` with `args`, standard input `input`; returns the output.
+pub fn schrodinger(args: &[&OsStr], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let w = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    w.join().unwrap();
+    out
+}
+
+/// [`schrodinger`] that must succeed; its standard output.
+pub fn schrodinger_ok(args: &[&OsStr], input: &[u8]) -> Vec<u8> {
+    let out = schrodinger(args, input);
+    assert!(
+        out.status.success(),
+        "schrodinger {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
 }

@@ -18,4 +18,5 @@ mod reorder;
 mod round_trip;
 mod staleness;
 mod unittest;
+mod views;
 mod writes;

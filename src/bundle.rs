@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 use crate::transform::policy::{self, FreezeReason, PolicyInput};
 use crate::transform::rename::{file_kind, FileKind, Renamer};
-use crate::transform::{hidden_in_original, lexicon};
+use crate::transform::{hidden_in_original, is_generated, lexicon};
 
 /// The embedded environment scanner (run with the view's Python).
 const ENVSCAN: &str = include_str!("envscan.py");
@@ -87,9 +87,91 @@ pub struct Bundle {
     /// name's first dot): text keeps them where it shows them as extensions.
     #[serde(default)]
     pub extensions: BTreeSet<String>,
+    /// Fingerprint of the Python environment whose scan the bundle used (`env_scan`).
+    #[serde(default)]
+    pub env_fingerprint: String,
+    /// The interpreter that environment belongs to, as given (resolved through PATH).
+    #[serde(default)]
+    pub python: String,
+    /// The user freeze list the bundle was built with.
+    #[serde(default)]
+    pub freeze: Vec<String>,
+    /// Built with `--rename-pure-locals`.
+    #[serde(default)]
+    pub rename_pure_locals: bool,
+}
+
+/// The options a command asks of a view, as far as they were given (`None`: not given).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Wanted {
+    pub seed: Option<u64>,
+    pub levels: Option<Vec<u8>>,
+    pub python: Option<String>,
+    pub freeze: Option<Vec<String>>,
+    pub rename_pure_locals: Option<bool>,
 }
 
 impl Bundle {
+    /// How the options in `want` disagree with what this bundle was built with, one phrase
+    /// per option (empty: they agree).
+    pub fn disagreements(&self, want: &Wanted) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(s) = want.seed.filter(|s| *s != self.seed) {
+            out.push(format!("seed {s} (the view has seed {})", self.seed));
+        }
+        if let Some(l) = want.levels.as_ref().filter(|l| **l != self.levels) {
+            out.push(format!(
+                "levels {} (the view has levels {})",
+                levels_text(l),
+                levels_text(&self.levels)
+            ));
+        }
+        if let Some(p) = want.python.as_ref().filter(|p| **p != self.python) {
+            out.push(format!(
+                "python {p} (the view was built for {})",
+                if self.python.is_empty() {
+                    "an unrecorded interpreter"
+                } else {
+                    &self.python
+                }
+            ));
+        }
+        if let Some(f) = want.freeze.as_ref() {
+            let mut a = f.clone();
+            let mut b = self.freeze.clone();
+            a.sort();
+            a.dedup();
+            b.sort();
+            b.dedup();
+            if a != b {
+                out.push(format!(
+                    "a freeze list of {} names (the view froze {} names of its own)",
+                    a.len(),
+                    b.len()
+                ));
+            }
+        }
+        if let Some(r) = want
+            .rename_pure_locals
+            .filter(|r| *r != self.rename_pure_locals)
+        {
+            out.push(format!(
+                "{} (the view was built {})",
+                if r {
+                    "--rename-pure-locals"
+                } else {
+                    "without --rename-pure-locals"
+                },
+                if self.rename_pure_locals {
+                    "with it"
+                } else {
+                    "without it"
+                }
+            ));
+        }
+        out
+    }
+
     /// The Level 2 map of this bundle.
     pub fn renamer(&self) -> Result<Renamer, BundleError> {
         Renamer::new(
@@ -105,6 +187,37 @@ impl Bundle {
     }
 }
 
+fn levels_text(l: &[u8]) -> String {
+    l.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Write `bundle` to `path` atomically (temporary file in the same directory, synced, then
+/// renamed), so a reader never sees half a bundle.
+pub fn save(bundle: &Bundle, path: &Path) -> Result<(), BundleError> {
+    use std::io::Write;
+    let json = serde_json::to_vec_pretty(bundle)
+        .map_err(|e| BundleError::Invalid(format!("serializing the bundle: {e}")))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(io_err(format!("creating a file in {}", dir.display())))?;
+    tmp.write_all(&json)
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(io_err(format!("writing {}", path.display())))?;
+    tmp.persist(path).map_err(|e| BundleError::Io {
+        context: format!("writing {}", path.display()),
+        source: e.error,
+    })?;
+    Ok(())
+}
+
+/// Read a bundle saved by [`save`] or `map --out`, without checking it against a tree.
+pub fn read(path: &Path) -> Result<Bundle, BundleError> {
+    let bytes =
+        std::fs::read(path).map_err(io_err(format!("reading bundle {}", path.display())))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| BundleError::Invalid(format!("{} is not a bundle: {e}", path.display())))
+}
+
 /// One visible file of the tree.
 pub struct TreeFile {
     /// Path relative to the root, original names.
@@ -116,13 +229,19 @@ pub struct TreeFile {
 pub struct Tree {
     pub files: Vec<TreeFile>,
     pub dirs: Vec<PathBuf>,
+    /// Tool output the view shows (an existing `build/`, `*.egg-info`, `.tox`...): listed
+    /// for `export`, never read, never part of the bundle or its fingerprint.
+    pub generated: Vec<PathBuf>,
 }
 
 /// Walk `root` in sorted order, skipping what the view hides, and read every regular file
-/// (in parallel). Symlinks are listed by name only and never followed.
+/// (in parallel). Symlinks are listed by name only and never followed. Tool output
+/// (`transform::is_generated`) is listed apart and not entered, so the bundle never depends
+/// on its presence, content or order.
 pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
     let mut paths = Vec::new();
     let mut dirs = Vec::new();
+    let mut generated = Vec::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {
         let abs = root.join(&rel);
@@ -136,6 +255,11 @@ pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
             }
             let Ok(ft) = e.file_type() else { continue };
             let r = rel.join(&name);
+            let package = || ft.is_dir() && abs.join(&name).join("__init__.py").is_file();
+            if is_generated(name.as_encoded_bytes(), package) {
+                generated.push(r);
+                continue;
+            }
             if ft.is_dir() {
                 dirs.push(r.clone());
                 stack.push(r);
@@ -148,6 +272,7 @@ pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
     }
     paths.sort();
     dirs.sort();
+    generated.sort();
     let files = paths
         .into_par_iter()
         .map(|rel| {
@@ -157,7 +282,11 @@ pub fn read_tree(root: &Path) -> Result<Tree, BundleError> {
             Ok(TreeFile { rel, content })
         })
         .collect::<Result<Vec<_>, BundleError>>()?;
-    Ok(Tree { files, dirs })
+    Ok(Tree {
+        files,
+        dirs,
+        generated,
+    })
 }
 
 /// Names from the Python environment, grouped by their top-level package.
@@ -187,50 +316,62 @@ pub struct EnvScan {
     /// the names its code uses on that module (see `module_uses` in the scan script).
     #[serde(default)]
     pub uses: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Which environment this is (see [`env_fingerprint`]); not part of the cached scan.
+    #[serde(skip)]
+    pub fingerprint: String,
+}
+
+fn run_envscan(python: &Path, args: &[&str]) -> Result<Vec<u8>, BundleError> {
+    let out = Command::new(python)
+        .arg("-I")
+        .arg("-c")
+        .arg(ENVSCAN)
+        .args(args)
+        .output()
+        .map_err(|e| {
+            BundleError::Python(format!(
+                "cannot run {} ({e}); pass --python PATH to the interpreter the view runs under",
+                python.display()
+            ))
+        })?;
+    if !out.status.success() {
+        return Err(BundleError::Python(format!(
+            "{} failed to scan its environment: {}",
+            python.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(out.stdout)
+}
+
+/// The fingerprint of the environment of `python` (interpreter, stdlib and site-packages
+/// contents as the scanner sees them): a package installed or removed changes it.
+pub fn env_fingerprint(python: &Path) -> Result<String, BundleError> {
+    // `-c` makes sys.argv[0] "-c"; the script reads argv[1:].
+    let fp = run_envscan(python, &["fingerprint"])?;
+    let mut h = Sha256::new();
+    h.update(ENVSCAN.as_bytes());
+    h.update(&fp);
+    Ok(hex(&h.finalize()[..16]))
 }
 
 /// Scan (or load from the cache) the names the environment of `python` defines.
 pub fn env_scan(python: &Path, cache_dir: Option<&Path>) -> Result<EnvScan, BundleError> {
-    let run = |args: &[&str]| -> Result<Vec<u8>, BundleError> {
-        let out = Command::new(python)
-            .arg("-I")
-            .arg("-c")
-            .arg(ENVSCAN)
-            .args(args)
-            .output()
-            .map_err(|e| {
-                BundleError::Python(format!(
-                    "cannot run {} ({e}); pass --python PATH to the interpreter the view runs under",
-                    python.display()
-                ))
-            })?;
-        if !out.status.success() {
-            return Err(BundleError::Python(format!(
-                "{} failed to scan its environment: {}",
-                python.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        Ok(out.stdout)
-    };
-    // `-c` makes sys.argv[0] "-c"; the script reads argv[1:].
-    let fp = run(&["fingerprint"])?;
-    let mut h = Sha256::new();
-    h.update(ENVSCAN.as_bytes());
-    h.update(&fp);
-    let key = hex(&h.finalize()[..16]);
+    let key = env_fingerprint(python)?;
     let cached = cache_dir.map(|d| d.join(format!("env-{key}.json")));
     if let Some(c) = &cached {
         if let Ok(bytes) = std::fs::read(c) {
-            if let Ok(scan) = serde_json::from_slice::<EnvScan>(&bytes) {
+            if let Ok(mut scan) = serde_json::from_slice::<EnvScan>(&bytes) {
+                scan.fingerprint = key;
                 return Ok(scan);
             }
         }
     }
     tracing::info!("scanning the Python environment of {}", python.display());
-    let out = run(&["scan"])?;
-    let scan: EnvScan = serde_json::from_slice(&out)
+    let out = run_envscan(python, &["scan"])?;
+    let mut scan: EnvScan = serde_json::from_slice(&out)
         .map_err(|e| BundleError::Python(format!("environment scan gave bad output: {e}")))?;
+    scan.fingerprint = key;
     if let Some(c) = &cached {
         if let Some(d) = c.parent() {
             let _ = std::fs::create_dir_all(d);
@@ -429,6 +570,10 @@ pub fn build_with_env(
         frozen_owned: found.frozen_owned,
         local_runs: found.local_runs,
         extensions: tree_extensions(tree),
+        env_fingerprint: env.fingerprint.clone(),
+        python: opts.python.to_string_lossy().into_owned(),
+        freeze: opts.freeze.clone(),
+        rename_pure_locals: opts.rename_pure_locals,
     }
 }
 
@@ -616,10 +761,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<(Bundle, Tree), BundleE
 /// Load a saved bundle and check that it was made for this tree (read for the check and
 /// returned).
 pub fn load(path: &Path, root: &Path) -> Result<(Bundle, Tree), BundleError> {
-    let bytes =
-        std::fs::read(path).map_err(io_err(format!("reading bundle {}", path.display())))?;
-    let b: Bundle = serde_json::from_slice(&bytes)
-        .map_err(|e| BundleError::Invalid(format!("{} is not a bundle: {e}", path.display())))?;
+    let b = read(path)?;
     let tree = read_tree(root)?;
     let fp = tree_fingerprint(&tree);
     if fp != b.tree_fingerprint {
@@ -740,6 +882,130 @@ mod tests {
         assert_eq!(t.dirs, [PathBuf::from("pkg")]);
     }
 
+    /// Law 8: tool output anywhere in the tree (a hypothesis database, an egg-info, a
+    /// build directory, coverage data, pytest's temporary cache) changes nothing in the
+    /// bundle; a source package that happens to be named `build` is part of it.
+    #[test]
+    fn tool_output_never_enters_the_bundle() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        let put = |p: &str, b: &str| {
+            let p = r.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, b).unwrap();
+        };
+        put("pkg/__init__.py", "");
+        put(
+            "pkg/ledger.py",
+            "class LoanLedger:\n    def settle(self):\n        return 1\n",
+        );
+        put(
+            "tests/test_ledger.py",
+            "from pkg.ledger import LoanLedger\n",
+        );
+        put("docs/conf.py", "project = 'pkg'\n");
+        std::fs::create_dir_all(r.join("src")).unwrap();
+        let opts = BuildOptions {
+            seed: 4,
+            levels: vec![2, 3],
+            python: PathBuf::from("python3"),
+            freeze: vec![],
+            cache_dir: None,
+            rename_pure_locals: false,
+        };
+        let bundle = || {
+            let tree = read_tree(r).unwrap();
+            build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden())
+        };
+        let clean = bundle();
+        put(".hypothesis/examples/a1/b2", "\0\x01LoanLedger");
+        put("tests/.hypothesis/unicode_data/13.0.0/charmap.json.gz", "x");
+        put(
+            "pkg.egg-info/SOURCES.txt",
+            "pkg/ledger.py\nsettle_account\n",
+        );
+        put("src/other.egg-info/PKG-INFO", "Name: other\n");
+        put(
+            "build/lib/pkg/ledger.py",
+            "class LoanLedger:\n    def settle_all(self): pass\n",
+        );
+        put("docs/build/html/index.html", "<p>rebuild_everything</p>");
+        put(".coverage", "\0sqlite");
+        put(".coverage.host.1.2", "\0sqlite");
+        put("htmlcov/index.html", "cover_me");
+        put(".tox/py311/lib/x.py", "def tox_only(): pass\n");
+        put(".mypy_cache/3.11/pkg.json", "{}");
+        put("pytest-cache-files-abc123/v/cache/nodeids", "[]");
+        put("pkg/__pycache__/ledger.cpython-311.pyc", "\0");
+        let dirty = bundle();
+        assert_eq!(clean, dirty);
+        let tree = read_tree(r).unwrap();
+        assert!(
+            tree.generated.contains(&PathBuf::from("pkg.egg-info"))
+                && tree.generated.contains(&PathBuf::from("docs/build")),
+            "{:?}",
+            tree.generated
+        );
+        // A package named build is source.
+        put("src/build/__init__.py", "def make_wheel(): pass\n");
+        let with_package = bundle();
+        assert_ne!(clean.tree_fingerprint, with_package.tree_fingerprint);
+        assert!(with_package.owned_runs.contains("make_wheel"));
+    }
+
+    #[test]
+    fn disagreements_name_each_option_given_that_differs() {
+        let tree = Tree {
+            files: vec![TreeFile {
+                rel: PathBuf::from("m.py"),
+                content: b"def loan_total(x):\n    return x\n".to_vec(),
+            }],
+            dirs: vec![],
+            generated: vec![],
+        };
+        let opts = BuildOptions {
+            seed: 7,
+            levels: vec![2, 3],
+            python: PathBuf::from("/usr/bin/python3"),
+            freeze: vec!["loan".into()],
+            cache_dir: None,
+            rename_pure_locals: false,
+        };
+        let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
+        assert!(
+            b.disagreements(&Wanted::default()).is_empty(),
+            "nothing given"
+        );
+        let same = Wanted {
+            seed: Some(7),
+            levels: Some(vec![2, 3]),
+            python: Some("/usr/bin/python3".into()),
+            freeze: Some(vec!["loan".into(), "loan".into()]),
+            rename_pure_locals: Some(false),
+        };
+        assert!(
+            b.disagreements(&same).is_empty(),
+            "{:?}",
+            b.disagreements(&same)
+        );
+        let other = Wanted {
+            seed: Some(8),
+            levels: Some(vec![2]),
+            python: Some("/opt/venv/bin/python".into()),
+            freeze: Some(vec![]),
+            rename_pure_locals: Some(true),
+        };
+        let d = b.disagreements(&other);
+        assert_eq!(d.len(), 5, "{d:?}");
+        assert!(
+            d[0].starts_with("seed 8") && d[1].starts_with("levels 2"),
+            "{d:?}"
+        );
+        let json = serde_json::to_vec(&b).unwrap();
+        let back: Bundle = serde_json::from_slice(&json).unwrap();
+        assert_eq!(back, b);
+    }
+
     #[test]
     fn the_view_renames_outside_names_that_are_only_locals() {
         let src = "def shuffle_cards(deck):\n    remaining = list(deck)\n    values = remaining\n    len = 3\n    return values, len\n\ndef show(d):\n    return d.values()\n";
@@ -749,6 +1015,7 @@ mod tests {
                 content: src.as_bytes().to_vec(),
             }],
             dirs: vec![PathBuf::from("pkg")],
+            generated: vec![],
         };
         let env = EnvScan {
             groups: [(
@@ -893,6 +1160,7 @@ mod tests {
                 },
             ],
             dirs: vec![PathBuf::from("pkg")],
+            generated: vec![],
         };
         let opts = BuildOptions {
             seed: 2,
@@ -1052,6 +1320,7 @@ mod tests {
                 },
             ],
             dirs: vec![PathBuf::from("pkg")],
+            generated: vec![],
         };
         let mut env = made_up_env(&[("", &[])], &[]);
         env.modules = strs(&["urllib"]);

@@ -251,6 +251,7 @@ fn view(files: &[(&str, &str)], env: &EnvScan) -> Vec<String> {
             })
             .collect(),
         dirs: vec![],
+        generated: vec![],
     };
     let opts = BuildOptions {
         seed: 11,

@@ -53,6 +53,7 @@ fn tree() -> Tree {
         dirs: ["docs", "tests", "tests/data", "toml"]
             .map(PathBuf::from)
             .to_vec(),
+        generated: vec![],
     }
 }
 

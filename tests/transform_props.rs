@@ -595,6 +595,7 @@ fn make_tree(spec: &TreeSpec) -> Tree {
     Tree {
         files,
         dirs: vec![PathBuf::from("pkg")],
+        generated: vec![],
     }
 }
 
@@ -612,6 +613,7 @@ fn env() -> EnvScan {
         modules: vec!["os".into(), "json".into()],
         files: 0,
         builtins: vec!["len".into(), "print".into()],
+        fingerprint: String::new(),
         ..EnvScan::default()
     }
 }

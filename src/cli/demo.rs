@@ -181,8 +181,8 @@ fn tour(args: &DemoArgs, original: &Path, view: &Path) -> Result<(), CliError> {
     // Find names through the same map the mount uses.
     let va = ViewArgs {
         seed: Some(args.seed),
-        levels: "2".into(),
-        python: "python3".into(),
+        levels: Some("2".into()),
+        python: None,
         freeze: None,
         bundle: None,
         rename_pure_locals: false,

@@ -1,10 +1,10 @@
 //! `schrodinger export`: write the view as a plain directory, byte for byte what the mount
 //! serves, for machines without FUSE.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::{build_bundle_and_tree, transform_of, CliError, ExportArgs};
-use crate::transform::Transform;
+use super::{build_bundle_and_tree, bundle_map, resolve_map, transform_of, CliError, ExportArgs};
+use crate::transform::{hidden_in_original, Transform};
 
 pub fn export(args: &ExportArgs) -> Result<(), CliError> {
     let out = &args.outdir;
@@ -29,9 +29,16 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
             return Err(CliError::Msg("OUTDIR must not be inside ORIGINAL".into()));
         }
     }
-    let (bundle, tree) = build_bundle_and_tree(&orig, &args.view)?;
-    let t = transform_of(&bundle, None)?;
-    let view_path = |rel: &Path| -> std::path::PathBuf {
+    // The map of a view (`--mount`/`--state`), or of the live view of ORIGINAL it must be.
+    let (map, tree) = if args.pin.mount.is_some() || args.pin.state.is_some() {
+        let map = resolve_map(&orig, &args.view, &args.pin)?;
+        (map, crate::bundle::read_tree(&orig)?)
+    } else {
+        let (bundle, tree) = build_bundle_and_tree(&orig, &args.view)?;
+        (bundle_map(&orig, &args.view, bundle)?, tree)
+    };
+    let t = transform_of(&map.bundle, map.state.as_deref())?;
+    let view_path = |rel: &Path| -> PathBuf {
         rel.components()
             .map(|c| t.name_to_view(c.as_os_str()))
             .collect()
@@ -53,6 +60,12 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::io(format!("creating {}", dst.display()), e))?;
         }
     }
+    // Tool output the original already holds is shown by the mount as it is today (names
+    // and contents through the same map); it is not in the bundle's tree, so walk it here.
+    let mut generated = 0usize;
+    for g in &tree.generated {
+        generated += export_subtree(&orig, g, out, &t, &view_path)?;
+    }
     for f in &tree.files {
         let dst = out.join(view_path(&f.rel));
         let bytes = t.content_to_view(&f.rel, &f.content);
@@ -63,10 +76,59 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
         }
     }
     eprintln!(
-        "exported {} files and {} directories to {}",
+        "exported {} files and {} directories ({} entries of tool output) to {}",
         tree.files.len(),
         tree.dirs.len(),
+        generated,
         out.display()
     );
     Ok(())
+}
+
+/// Export the entry `rel` of the original (and everything below it) as the mount shows it;
+/// returns how many entries were written. Names the view hides stay out.
+fn export_subtree(
+    orig: &Path,
+    rel: &Path,
+    out: &Path,
+    t: &crate::transform::Composite,
+    view_path: &dyn Fn(&Path) -> PathBuf,
+) -> Result<usize, CliError> {
+    let src = orig.join(rel);
+    let dst = out.join(view_path(rel));
+    let meta = std::fs::symlink_metadata(&src)
+        .map_err(|e| CliError::io(format!("reading {}", src.display()), e))?;
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        let target = std::fs::read_link(&src)
+            .map_err(|e| CliError::io(format!("reading link {}", src.display()), e))?;
+        std::os::unix::fs::symlink(&target, &dst)
+            .map_err(|e| CliError::io(format!("creating {}", dst.display()), e))?;
+        return Ok(1);
+    }
+    if ft.is_file() {
+        let content = std::fs::read(&src)
+            .map_err(|e| CliError::io(format!("reading {}", src.display()), e))?;
+        std::fs::write(&dst, t.content_to_view(rel, &content))
+            .map_err(|e| CliError::io(format!("writing {}", dst.display()), e))?;
+        let _ = std::fs::set_permissions(&dst, meta.permissions());
+        return Ok(1);
+    }
+    if !ft.is_dir() {
+        return Ok(0);
+    }
+    std::fs::create_dir_all(&dst)
+        .map_err(|e| CliError::io(format!("creating {}", dst.display()), e))?;
+    let mut names: Vec<_> = std::fs::read_dir(&src)
+        .map_err(|e| CliError::io(format!("reading {}", src.display()), e))?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .filter(|n| !hidden_in_original(n.as_encoded_bytes()))
+        .collect();
+    names.sort();
+    let mut n = 1;
+    for name in names {
+        n += export_subtree(orig, &rel.join(name), out, t, view_path)?;
+    }
+    Ok(n)
 }

@@ -4,16 +4,17 @@ pub mod demo;
 pub mod export;
 pub mod map;
 pub mod mount;
+pub mod patch;
 pub mod repoint;
 pub mod translate;
 pub mod verify;
+pub mod views;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use crate::bundle::{self, BuildOptions, Bundle, Tree};
+use crate::bundle::{self, BuildOptions, Bundle, Tree, Wanted};
 use crate::transform::layout::{LayoutState, LayoutStore};
-use crate::transform::{Composite, Transform};
+use crate::transform::Composite;
 
 /// An error a subcommand reports to the user; the message says what to do.
 #[derive(Debug, thiserror::Error)]
@@ -49,13 +50,14 @@ pub struct ViewArgs {
     /// Seed of the view: the same tree and seed always give the same view [default: 0].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Transform levels: 2 renames identifiers and paths, 3 reorders definitions inside files.
-    #[arg(long, default_value = "2,3")]
-    pub levels: String,
+    /// Transform levels: 2 renames identifiers and paths, 3 reorders definitions inside files
+    /// [default: 2,3].
+    #[arg(long)]
+    pub levels: Option<String>,
     /// Python interpreter the view will run under; its stdlib and site-packages are scanned
-    /// so that names outside code defines are never renamed.
-    #[arg(long, default_value = "python3")]
-    pub python: PathBuf,
+    /// so that names outside code defines are never renamed [default: python3].
+    #[arg(long)]
+    pub python: Option<PathBuf>,
     /// File of extra names or tokens to never rename, one per line, `#` comments.
     #[arg(long)]
     pub freeze: Option<PathBuf>,
@@ -69,6 +71,128 @@ pub struct ViewArgs {
     /// on write-back like any renamed word, so the patch in the original is wrong there.
     #[arg(long)]
     pub rename_pure_locals: bool,
+}
+
+impl ViewArgs {
+    /// The interpreter, resolved through PATH (not through symlinks: a virtual
+    /// environment's `python` is a link to the base interpreter, with other site-packages).
+    pub fn python_path(&self) -> PathBuf {
+        resolve_program(self.python.as_deref().unwrap_or(Path::new("python3")))
+    }
+
+    /// The options given on the command line, as far as they were given.
+    pub fn wanted(&self) -> Result<Wanted, CliError> {
+        Ok(Wanted {
+            seed: self.seed,
+            levels: self.levels.as_deref().map(parse_levels).transpose()?,
+            python: self
+                .python
+                .as_ref()
+                .map(|_| self.python_path().to_string_lossy().into_owned()),
+            freeze: self
+                .freeze
+                .as_deref()
+                .map(bundle::read_freeze_file)
+                .transpose()?,
+            rename_pure_locals: self.rename_pure_locals.then_some(true),
+        })
+    }
+}
+
+/// `p` as the shell would run it: a bare name is looked up in PATH, a relative path is made
+/// absolute; symlinks are kept.
+pub fn resolve_program(p: &Path) -> PathBuf {
+    if p.components().count() > 1 || p.is_absolute() {
+        return std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let c = dir.join(p);
+            if c.is_file() {
+                return std::path::absolute(&c).unwrap_or(c);
+            }
+        }
+    }
+    p.to_path_buf()
+}
+
+/// Which existing view a command renders for: a mount's (`--mount`), or the one saved in a
+/// state directory (`--state`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PinArgs {
+    /// Use the map of the view mounted (now or before) at MOUNTPOINT: the bundle it serves
+    /// and, for Level 3, the layouts it saved.
+    #[arg(long, value_name = "MOUNTPOINT", conflicts_with_all = ["state", "bundle"])]
+    pub mount: Option<PathBuf>,
+    /// Use the map of the view whose state directory is DIR (`mount --state DIR`).
+    #[arg(long, value_name = "DIR", conflicts_with = "bundle")]
+    pub state: Option<PathBuf>,
+}
+
+/// The map a command renders with: a bundle and, when it is a mount's, that mount's state
+/// directory (its Level 3 layouts).
+pub struct ViewMap {
+    pub bundle: Bundle,
+    pub state: Option<PathBuf>,
+}
+
+/// The map for `original` under `view` and `pin` (see `views`): a mount's saved bundle, a
+/// `--bundle` file, or a fresh build checked against the live views of `original`.
+pub fn resolve_map(original: &Path, view: &ViewArgs, pin: &PinArgs) -> Result<ViewMap, CliError> {
+    let state = match (&pin.mount, &pin.state) {
+        (Some(m), _) => {
+            let m = m.canonicalize().unwrap_or_else(|_| m.clone());
+            Some((
+                views::state_of(&m),
+                format!("the view mounted at {}", m.display()),
+            ))
+        }
+        (None, Some(s)) => Some((
+            s.clone(),
+            format!("the view with state directory {}", s.display()),
+        )),
+        _ => None,
+    };
+    if let Some((state, whose)) = state {
+        let orig = original
+            .canonicalize()
+            .map_err(|e| CliError::io(format!("ORIGINAL {}", original.display()), e))?;
+        let Some((b, info)) = views::pinned(&state)? else {
+            return Err(CliError::Msg(format!(
+                "no view was made with state directory {} (it has no {}); mount one first, or                  give the view options instead",
+                state.display(),
+                views::BUNDLE_FILE
+            )));
+        };
+        views::check_same_original(&state, &info, &orig)?;
+        views::check_options(&b, &view.wanted()?, &whose)?;
+        return Ok(ViewMap {
+            bundle: b,
+            state: Some(state),
+        });
+    }
+    let (bundle, _) = build_bundle_and_tree(original, view)?;
+    bundle_map(original, view, bundle)
+}
+
+/// A bundle built from ORIGINAL and view options, and the state of the live view it is the
+/// map of, if any (see `views::against_live_views`).
+pub fn bundle_map(original: &Path, view: &ViewArgs, bundle: Bundle) -> Result<ViewMap, CliError> {
+    if view.bundle.is_some() {
+        return Ok(ViewMap {
+            bundle,
+            state: None,
+        });
+    }
+    let orig = original
+        .canonicalize()
+        .unwrap_or_else(|_| original.to_path_buf());
+    let state = views::against_live_views(&orig, &bundle)?;
+    let bundle = match &state {
+        Some(s) => views::pinned(s)?.map(|(b, _)| b).unwrap_or(bundle),
+        None => bundle,
+    };
+    Ok(ViewMap { bundle, state })
 }
 
 /// `schrodinger mount`.
@@ -127,12 +251,15 @@ pub fn parse_levels(s: &str) -> Result<Vec<u8>, CliError> {
     Ok(levels)
 }
 
-/// Build the bundle that defines the view of `original` under `view`.
+/// Build the bundle that defines the view of `original` under `view`, checked against the
+/// live views of `original` (`views::against_live_views`).
 pub fn build_bundle(original: &Path, view: &ViewArgs) -> Result<Bundle, CliError> {
-    build_bundle_and_tree(original, view).map(|(b, _)| b)
+    let (b, _) = build_bundle_and_tree(original, view)?;
+    Ok(bundle_map(original, view, b)?.bundle)
 }
 
-/// `build_bundle`, also giving back the tree that was read for it.
+/// Build (or load, with `--bundle`) the bundle of `original` under `view`, also giving back
+/// the tree that was read for it. No check against live views: see [`build_bundle`].
 pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle, Tree), CliError> {
     if !original.is_dir() {
         return Err(CliError::Msg(format!(
@@ -152,7 +279,7 @@ pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle
         }
         return Ok((b, tree));
     }
-    let levels = parse_levels(&view.levels)?;
+    let levels = parse_levels(view.levels.as_deref().unwrap_or("2,3"))?;
     let freeze = match &view.freeze {
         Some(p) => bundle::read_freeze_file(p)?,
         None => Vec::new(),
@@ -160,7 +287,7 @@ pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle
     let opts = BuildOptions {
         seed: view.seed.unwrap_or(0),
         levels,
-        python: view.python.clone(),
+        python: view.python_path(),
         freeze,
         cache_dir: bundle::default_cache_dir(),
         rename_pure_locals: view.rename_pure_locals,
@@ -168,19 +295,8 @@ pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle
     Ok(bundle::build(original, &opts)?)
 }
 
-/// Build the transform that defines the view of `original` under `view`. With a state
-/// directory, Level 3 layouts saved by an earlier mount are taken up again, so the view reads
-/// back exactly what was written through it.
-pub fn build_transform(
-    original: &Path,
-    view: &ViewArgs,
-    state: Option<&Path>,
-) -> Result<Arc<dyn Transform>, CliError> {
-    let b = build_bundle(original, view)?;
-    Ok(Arc::new(transform_of(&b, state)?))
-}
-
-/// The transform of a bundle (see `build_transform`).
+/// The transform of a bundle. With a state directory, Level 3 layouts saved by a mount are
+/// taken up again, so the view reads back exactly what was written through it.
 pub fn transform_of(b: &Bundle, state: Option<&Path>) -> Result<Composite, CliError> {
     let l2 = if b.levels.contains(&2) {
         Some(b.renamer()?)
@@ -208,6 +324,8 @@ pub fn transform_of(b: &Bundle, state: Option<&Path>) -> Result<Composite, CliEr
 pub struct ExportArgs {
     #[command(flatten)]
     pub view: ViewArgs,
+    #[command(flatten)]
+    pub pin: PinArgs,
     /// The original checkout.
     pub original: PathBuf,
     /// Directory to write the view into (must not exist, or be empty).
@@ -217,20 +335,46 @@ pub struct ExportArgs {
 /// Direction of `schrodinger translate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Direction {
-    /// Original names -> view names (a problem statement to give the agent).
+    /// To the view's names, paths and layouts (a problem statement or a gold patch to give
+    /// the agent).
     View,
-    /// View names -> original names (a log or test id the agent produced).
+    /// To the original's (a log, a test id or a patch the agent produced).
     Original,
 }
 
 /// `schrodinger translate`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_help = TRANSLATE_HELP)]
 pub struct TranslateArgs {
     #[command(flatten)]
     pub view: ViewArgs,
+    #[command(flatten)]
+    pub pin: PinArgs,
     /// Which coordinate system the output is in.
     #[arg(long, value_enum)]
     pub to: Direction,
+    /// Render standard input as the content of this file (in the input's coordinates: an
+    /// original path with `--to view`, a view path with `--to original`), by that file's
+    /// rule: exactly the bytes the view serves for it, or the original it writes back to.
+    #[arg(long, value_name = "FILE")]
+    pub path: Option<PathBuf>,
     /// The original checkout (the map is built from it).
     pub original: PathBuf,
 }
+
+const TRANSLATE_HELP: &str = "\
+Without --path, standard input is free text (a problem statement, a traceback, test ids,
+paths) and every name in it is translated by the prose rule. With --path FILE it is the
+content of FILE and is rendered as the view renders that file (Python code by the code rule
+and, with Level 3, in the view's order; other files by their format), so that
+`translate --path F --to view < ORIGINAL/F` is byte for byte what the view serves for F.
+
+Which map: --mount MOUNTPOINT or --state DIR use the bundle (and layouts) of that view, as it
+serves them now or served them before unmount. Given only ORIGINAL and view options, the map
+is built; if ORIGINAL is mounted with the same options and the build differs from that
+view's map (files or the environment changed since), translate says so and stops.
+
+Examples:
+  schrodinger translate --mount /testbed --to view ORIGINAL < problem.txt
+  schrodinger translate --mount /testbed --to original ORIGINAL < failing_test_ids.txt
+  schrodinger translate --mount /testbed --to view --path pkg/mod.py ORIGINAL < ORIGINAL/pkg/mod.py";

@@ -16,27 +16,14 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
-
+use super::views::{self, alive, pid_file, read_pid, RUN_DIR};
 use super::{CliError, MountArgs, UnmountArgs};
-
-const RUN_DIR: &str = "/run/schrodinger";
-const STATE_BASE: &str = "/var/tmp/schrodinger";
 
 /// Checked, absolute locations of one mount.
 struct Plan {
     original: PathBuf,
     mountpoint: PathBuf,
     state: PathBuf,
-}
-
-fn hash_of(p: &Path) -> String {
-    let d = Sha256::digest(p.as_os_str().as_bytes());
-    d.iter().take(8).map(|b| format!("{b:02x}")).collect()
-}
-
-fn pid_file(mountpoint: &Path) -> PathBuf {
-    Path::new(RUN_DIR).join(format!("{}.pid", hash_of(mountpoint)))
 }
 
 /// `p` made absolute with symlinks resolved as far as it exists (the rest appended), so
@@ -111,7 +98,7 @@ fn plan(args: &MountArgs) -> Result<Plan, CliError> {
     }
     let state = match &args.state {
         Some(s) => resolve(s)?,
-        None => Path::new(STATE_BASE).join(hash_of(&mountpoint)),
+        None => views::default_state(&mountpoint),
     };
     if state.starts_with(&original) || state.starts_with(&mountpoint) {
         return Err(CliError::Msg(format!(
@@ -180,10 +167,13 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
     if let Some(b) = &args.view.bundle {
         cmd.arg("--bundle").arg(resolve(b)?);
     } else {
-        cmd.arg("--levels")
-            .arg(&args.view.levels)
-            .arg("--python")
-            .arg(&args.view.python);
+        // Only what was given: a remount takes the rest from the bundle it serves.
+        if let Some(l) = &args.view.levels {
+            cmd.arg("--levels").arg(l);
+        }
+        if args.view.python.is_some() {
+            cmd.arg("--python").arg(args.view.python_path());
+        }
         if let Some(f) = &args.view.freeze {
             cmd.arg("--freeze").arg(resolve(f)?);
         }
@@ -298,7 +288,7 @@ fn transforms_for(args: &MountArgs, p: &Plan) -> Result<Transforms, CliError> {
         let t = std::sync::Arc::new(crate::fs::testing::SwapTransform);
         return Ok((t.clone(), t));
     }
-    let b = super::build_bundle(&p.original, &args.view)?;
+    let b = view_bundle(args, p)?;
     Ok((
         std::sync::Arc::new(super::transform_of(&b, Some(&p.state))?),
         std::sync::Arc::new(super::transform_of(&b, None)?),
@@ -338,6 +328,34 @@ fn shadow_work(
             Err(e) => tracing::error!("cannot build the view's .git: {e}"),
         }
     }))
+}
+
+/// The bundle this mount serves (law 10): the one saved in the state directory by an earlier
+/// mount, or a new one, saved there before the view answers.
+fn view_bundle(args: &MountArgs, p: &Plan) -> Result<crate::bundle::Bundle, CliError> {
+    if let Some((saved, info)) = views::pinned(&p.state)? {
+        views::check_same_original(&p.state, &info, &p.original)?;
+        let whose = format!("the view saved in {}", p.state.display());
+        if let Some(path) = &args.view.bundle {
+            if crate::bundle::read(path)? != saved {
+                return Err(CliError::Msg(format!(
+                    "{whose} serves another bundle than {}; drop --bundle to remount that                      view, or pass another --state for a new one",
+                    path.display()
+                )));
+            }
+        }
+        views::check_options(&saved, &args.view.wanted()?, &whose)?;
+        tracing::info!("serving the bundle saved in {}", p.state.display());
+        return Ok(saved);
+    }
+    // A new view of its own: other live views of the original keep their maps.
+    let (bundle, _) = super::build_bundle_and_tree(&p.original, &args.view)?;
+    let info = views::ViewInfo {
+        original: p.original.clone(),
+        head: views::head_of(&p.original),
+    };
+    views::pin(&p.state, &bundle, &info)?;
+    Ok(bundle)
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -399,6 +417,11 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
     .map_err(|e| CliError::io(format!("mount {}", p.mountpoint.display()), e))?;
     let pid_path = pid_file(&p.mountpoint);
     let _ = fs::create_dir_all(RUN_DIR);
+    views::write_record(&views::Record {
+        mountpoint: p.mountpoint.clone(),
+        original: p.original.clone(),
+        state: p.state.clone(),
+    });
     if let Err(e) = fs::write(&pid_path, format!("{}\n", std::process::id())) {
         tracing::warn!("pid file {}: {e}", pid_path.display());
     }
@@ -432,19 +455,6 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
     let _ = fs::remove_file(&pid_path);
     tracing::info!("exit");
     result.map_err(|e| CliError::io("serve", e))
-}
-
-fn read_pid(mountpoint: &Path) -> Option<i32> {
-    fs::read_to_string(pid_file(mountpoint))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-}
-
-fn alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks for existence and permission; it sends nothing.
-    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
 }
 
 /// Is `p` a mount point of a schrodinger view (per /proc/self/mountinfo)?

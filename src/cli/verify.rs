@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use self::outcomes::{Outcome, Runner, TestResult};
 use self::side::{Mode, View};
-use super::{build_bundle, CliError, ViewArgs};
+use super::{build_bundle_and_tree, resolve_map, CliError, PinArgs, ViewArgs};
 use crate::bundle::{self, Bundle};
 use crate::transform::lexer::Class;
 use crate::transform::rename::Renamer;
@@ -35,6 +35,8 @@ use crate::transform::tokens;
 pub struct VerifyArgs {
     #[command(flatten)]
     pub view: ViewArgs,
+    #[command(flatten)]
+    pub pin: PinArgs,
     /// Make the view with `export` into a temporary directory instead of mounting it (where
     /// FUSE is not available).
     #[arg(long)]
@@ -118,6 +120,9 @@ struct Ctx<'a> {
     clock: Clock,
     python: PathBuf,
     user_freeze: Vec<String>,
+    /// The state directory of the view whose map verify uses (`--mount`/`--state`, or a live
+    /// view of ORIGINAL): its Level 3 layouts go to verify's view too.
+    layouts_from: Option<PathBuf>,
 }
 
 /// A test whose outcome differs.
@@ -197,10 +202,11 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
             "no test command: give it after `--` (e.g. `-- python -m pytest -q`)".into(),
         ));
     }
-    if args.auto_freeze.is_some() && args.view.bundle.is_some() {
+    let pinned = args.view.bundle.is_some() || args.pin.mount.is_some() || args.pin.state.is_some();
+    if args.auto_freeze.is_some() && pinned {
         return Err(CliError::Msg(
             "--auto-freeze rebuilds the view with extra frozen names, so it cannot use a saved \
-             --bundle; pass --seed (and --freeze) instead"
+             bundle (--bundle, --mount, --state); pass --seed (and --freeze) instead"
                 .into(),
         ));
     }
@@ -227,13 +233,13 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         {
             PathBuf::from(p)
         }
-        _ => args.view.python.clone(),
+        _ => args.view.python_path(),
     };
     let user_freeze = match &args.view.freeze {
         Some(p) => bundle::read_freeze_file(p)?,
         None => Vec::new(),
     };
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         args,
         original,
         exe,
@@ -247,6 +253,7 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         clock: Clock::new(),
         python,
         user_freeze,
+        layouts_from: None,
     };
     let mut warnings = Vec::new();
     if runner == Runner::ExitCode {
@@ -258,7 +265,9 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
     }
 
     ctx.clock.say("view", "building the bundle");
-    let base = build_bundle(&ctx.original, &args.view)?;
+    let map = resolve_map(&ctx.original, &args.view, &args.pin)?;
+    ctx.layouts_from = map.state.clone();
+    let base = map.bundle;
     let renamer = base.renamer()?;
 
     ctx.clock.say("original", "running the tests");
@@ -346,6 +355,7 @@ fn run_view(
         &ctx.exe,
         &ctx.original,
         bundle,
+        ctx.layouts_from.as_deref(),
         &dir,
         ctx.mode,
         &ctx.clock,
@@ -1062,7 +1072,8 @@ fn probe_bundle(ctx: &Ctx<'_>, extra: &[String], n: usize) -> Result<Bundle, Cli
         freeze: Some(list),
         ..ctx.args.view.clone()
     };
-    build_bundle(&ctx.original, &view)
+    // A probe is a view of verify's own, not one that is mounted elsewhere.
+    Ok(build_bundle_and_tree(&ctx.original, &view)?.0)
 }
 
 fn probe_renamer(ctx: &Ctx<'_>, extra: &[String], n: usize) -> Result<Renamer, CliError> {

@@ -229,10 +229,17 @@ fn is_bytecode(b: &[u8]) -> bool {
 /// caches (the original's own `.git` is hidden).
 pub const SHADOW_GIT: &str = ".git";
 
-/// Tool-generated names whose files live in the scratch tree, never in the original.
+/// Tool-generated names that always live in the scratch tree: the original's own entries of
+/// these names are hidden (`transform::hidden_in_original`).
 pub fn is_scratch_name(name: &OsStr) -> bool {
     let b = name.as_bytes();
     b == b"__pycache__" || b == b".pytest_cache" || b == SHADOW_GIT.as_bytes() || is_bytecode(b)
+}
+
+/// Tool output (`transform::is_tool_output`): created in the view, it lives in the scratch
+/// tree, unless the original already has an entry of that name, which the view shows.
+pub fn is_tool_output(name: &OsStr) -> bool {
+    crate::transform::is_tool_output(name.as_bytes())
 }
 
 /// Original entries the view never shows (see `transform::hidden_in_original`).

@@ -24,6 +24,13 @@
 //!   file, and closes of handles and the unmount write back synced
 //!   ([`Durability`]).
 //!
+//! - tool output: names of `transform::is_tool_output` created in the view live in scratch
+//!   (unless the original has them); a rename between scratch and the original copies the
+//!   entry as the view shows it ([`ViewFs::rename`]) instead of failing with EXDEV.
+//! - re-creation: a file removed through the view and created again (`git apply`, `git
+//!   checkout -- FILE`), at the same place or, as a move, elsewhere with mostly the same
+//!   lines, is written back as an edit of the removed one, so Level 3 keeps its order.
+//!
 //! Lock order: `writeback` -> `state` -> `cache`; transforms run outside `state`.
 
 pub mod content;
@@ -58,7 +65,8 @@ use content::{write_atomic, ContentCache};
 pub use error::{FsError, FsResult};
 pub use inode::ROOT_INO;
 use inode::{
-    is_hidden_original, is_plain_component, is_reserved_view, is_scratch_name, Backing, Table,
+    is_hidden_original, is_plain_component, is_reserved_view, is_scratch_name, is_tool_output,
+    Backing, Table,
 };
 
 /// Largest write the kernel sends in one request (set at mount): one write(2) of more
@@ -68,10 +76,6 @@ pub const MAX_WRITE: u32 = 1 << 20;
 /// Handle-less writes to files up to this size are written back before they are
 /// acknowledged, whatever their size; above it, full-size chunks are deferred (module note).
 pub const SYNC_WRITEBACK_MAX: usize = 4 << 20;
-
-/// Largest file whose bytes are kept after it is deleted or emptied through the view, so that
-/// writing it again inverts against them (see `ViewFs::flush_ino`).
-pub const TOMBSTONE_MAX: u64 = 8 << 20;
 
 /// Default byte budget for cached view contents.
 pub const DEFAULT_CACHE_BUDGET: usize = 256 << 20;
@@ -314,14 +318,19 @@ pub struct ViewFs {
     /// Inodes whose handle-less writes wait for the deferred flusher.
     deferred: Mutex<std::collections::BTreeSet<u64>>,
     deferred_cv: parking_lot::Condvar,
-    /// The last original bytes of files deleted or emptied through the view, by original path,
-    /// until the path is written again (see `flush_ino`).
-    tombstones: Mutex<HashMap<PathBuf, Vec<u8>>>,
+    /// Originals of files unlinked through the view, by original path (see
+    /// [`ViewFs::unlink`]): a file created again under the same name is written back as an
+    /// edit of what it replaced.
+    unlinked: Mutex<std::collections::VecDeque<(PathBuf, Vec<u8>)>>,
     committed: Option<Committed>,
     /// True while the shadow repository is being built (see [`Options::shadow_pending`]).
     shadow_pending: Mutex<bool>,
     shadow_cv: parking_lot::Condvar,
 }
+
+/// How many unlinked originals are remembered, and up to what size.
+const UNLINKED_KEPT: usize = 64;
+const UNLINKED_MAX_BYTES: u64 = 4 << 20;
 
 fn to_time(secs: i64, nsecs: i64) -> SystemTime {
     let nsecs = nsecs.clamp(0, 999_999_999) as u32;
@@ -391,7 +400,7 @@ impl ViewFs {
             watched: std::sync::atomic::AtomicBool::new(false),
             deferred: Mutex::new(std::collections::BTreeSet::new()),
             deferred_cv: parking_lot::Condvar::new(),
-            tombstones: Mutex::new(HashMap::new()),
+            unlinked: Mutex::new(std::collections::VecDeque::new()),
             shadow_pending: Mutex::new(options.shadow_pending),
             shadow_cv: parking_lot::Condvar::new(),
         };
@@ -604,13 +613,28 @@ impl ViewFs {
             return Err(FsError::new(libc::EINVAL, "not a plain name"));
         }
         let view = pview.join(name);
-        let back = match &pback {
-            Backing::Original(_) if is_scratch_name(name) && !is_reserved_view(name) => {
-                Backing::Scratch(view.clone())
-            }
-            _ => self.child_backing(&pback, name)?,
-        };
+        let back = self.route(&pback, &view, name)?;
         Ok((view, back))
+    }
+
+    /// The backing of view entry `view` (named `name`) in a directory backed by `parent`.
+    /// Tool output goes to scratch (`inode::is_tool_output`), except an entry the original
+    /// already has and the view shows (an existing `build/` or `*.egg-info`).
+    fn route(&self, parent: &Backing, view: &Path, name: &OsStr) -> FsResult<Backing> {
+        if let Backing::Original(_) = parent {
+            // Scratch names (byte-code caches, the view's `.git`) always live in scratch;
+            // other tool output only when the original has no entry of that name.
+            if !is_reserved_view(name)
+                && (is_scratch_name(name)
+                    || (is_tool_output(name)
+                        && !self
+                            .child_backing(parent, name)
+                            .is_ok_and(|b| fs::symlink_metadata(self.disk(&b)).is_ok())))
+            {
+                return Ok(Backing::Scratch(view.to_path_buf()));
+            }
+        }
+        self.child_backing(parent, name)
     }
 
     /// Where a mutation of `b` really happens: the parent directory resolved, and refused
@@ -800,14 +824,19 @@ impl ViewFs {
         if m.is_dir() {
             return Err(FsError::new(libc::EISDIR, "unlink of a directory"));
         }
-        if let (Backing::Original(rel), true) = (&back, m.is_file()) {
-            if m.len() <= TOMBSTONE_MAX {
-                if let Ok(bytes) = fs::read(&path) {
-                    self.tombstones.lock().insert(rel.clone(), bytes);
-                }
+        // Tools that rewrite a file by removing it and creating it again (`git apply`, `git
+        // checkout -- FILE`) make an edit, not a new file: keep what it was, so the write-back
+        // of the new file is inverted against it (with Level 3, in the original's order).
+        let old = match &back {
+            Backing::Original(rel) if m.is_file() && m.len() <= UNLINKED_MAX_BYTES => {
+                fs::read(&path).ok().map(|b| (rel.clone(), b))
             }
-        }
+            _ => None,
+        };
         fs::remove_file(&path).map_err(|e| FsError::io(format!("unlink {}", path.display()), e))?;
+        if let Some((rel, bytes)) = old {
+            self.remember_removed(&rel, bytes);
+        }
         self.state.lock().table.remove(&view);
         Ok(())
     }
@@ -823,6 +852,12 @@ impl ViewFs {
         if let Backing::Original(_) = back {
             // The view shows the directory empty when it only holds hidden byte-code caches;
             // those are disposable, so rmdir must succeed as it would on the view.
+            // Tool output the view lists in it lives in scratch and makes it non-empty too.
+            if let Ok(rd) = fs::read_dir(self.scratch.join(&view)) {
+                if rd.flatten().any(|e| is_tool_output(&e.file_name())) {
+                    return Err(FsError::new(libc::ENOTEMPTY, "directory not empty"));
+                }
+            }
             let rd = fs::read_dir(&path)
                 .map_err(|e| FsError::io(format!("rmdir {}", path.display()), e))?;
             let mut caches = Vec::new();
@@ -861,15 +896,11 @@ impl ViewFs {
         }
         let (from_view, from_back) = self.child(parent, name)?;
         let (to_view, to_back) = self.child(newparent, newname)?;
-        if std::mem::discriminant(&from_back) != std::mem::discriminant(&to_back) {
-            // Caches and the original are different stores; mv falls back to copy.
-            return Err(FsError::new(
-                libc::EXDEV,
-                "rename between original and scratch",
-            ));
-        }
         if to_view.starts_with(&from_view) && to_view != from_view {
             return Err(FsError::new(libc::EINVAL, "rename into itself"));
+        }
+        if std::mem::discriminant(&from_back) != std::mem::discriminant(&to_back) {
+            return self.rename_across(&from_view, &from_back, &to_view, &to_back, flags);
         }
         let _wb = self.writeback.lock();
         self.prepare(&to_back)?;
@@ -922,6 +953,196 @@ impl ViewFs {
                     let _ = fs::rename(&old, &new);
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A rename between the scratch tree and the original (pytest makes its cache as a
+    /// temporary directory, then renames it into place; `mv htmlcov report`). The two are
+    /// different stores, so the entry is copied as the view shows it (names and contents
+    /// through the transform, each child routed as a new entry would be), then the source is
+    /// removed. Not atomic as a whole: each file is written atomically, and a failure leaves
+    /// the source in place.
+    fn rename_across(
+        &self,
+        from_view: &Path,
+        from_back: &Backing,
+        to_view: &Path,
+        to_back: &Backing,
+        flags: u32,
+    ) -> FsResult<()> {
+        let _wb = self.writeback.lock();
+        self.prepare(to_back)?;
+        let from = self.safe_path(from_back)?;
+        let to = self.safe_path(to_back)?;
+        let from_meta = fs::symlink_metadata(&from)
+            .map_err(|e| FsError::io(format!("rename {}", from.display()), e))?;
+        let mut replaced = None;
+        match fs::symlink_metadata(&to) {
+            Ok(_) if flags & libc::RENAME_NOREPLACE != 0 => {
+                return Err(FsError::new(libc::EEXIST, "target exists"))
+            }
+            Ok(m) if m.is_dir() => {
+                if !from_meta.is_dir() {
+                    return Err(FsError::new(libc::EISDIR, "rename over a directory"));
+                }
+                let empty = self.list_dir_names(to_view, to_back)?.is_empty();
+                if !empty {
+                    return Err(FsError::new(libc::ENOTEMPTY, "target directory not empty"));
+                }
+                fs::remove_dir(&to)
+                    .map_err(|e| FsError::io(format!("rename {}", to.display()), e))?;
+            }
+            Ok(m) => {
+                if from_meta.is_dir() {
+                    return Err(FsError::new(
+                        libc::ENOTDIR,
+                        "rename a directory over a file",
+                    ));
+                }
+                // An editor's save: the file it replaces is the base of the inverse.
+                replaced = fs::read(&to).ok().filter(|_| m.is_file());
+            }
+            Err(_) => {}
+        }
+        let mut moved = Vec::new();
+        self.copy_view_entry(from_view, from_back, to_view, to_back, replaced, &mut moved)?;
+        self.remove_entry(from_back, from_view, from_meta.is_dir())?;
+        let mut st = self.state.lock();
+        st.table.remove(to_view);
+        st.table.rename(from_view, to_view, to_back);
+        for (view, back) in moved {
+            if let Some(ino) = st.table.ino_of(&view) {
+                if let Some(n) = st.table.get_mut(ino) {
+                    n.backing = back;
+                }
+            }
+        }
+        drop(st);
+        for b in [from_back, to_back] {
+            if let Backing::Original(p) = b {
+                self.cache.remove_tree(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// The names the view lists in directory `view` (backed by `back`), `.` and `..` left out.
+    fn list_dir_names(&self, view: &Path, back: &Backing) -> FsResult<Vec<(OsString, Backing)>> {
+        let path = self.disk(back);
+        let mut out = Vec::new();
+        let rd = fs::read_dir(&path)
+            .map_err(|e| FsError::io(format!("opendir {}", path.display()), e))?;
+        for e in rd.flatten() {
+            let n = e.file_name();
+            match back {
+                Backing::Scratch(_) => out.push((n.clone(), back.join(&n))),
+                Backing::Original(_) => {
+                    if is_hidden_original(&n) {
+                        continue;
+                    }
+                    if let Some(v) = self.to_view_name(&n) {
+                        out.push((v, back.join(&n)));
+                    }
+                }
+            }
+        }
+        if let Backing::Original(_) = back {
+            if let Ok(rd) = fs::read_dir(self.scratch.join(view)) {
+                for e in rd.flatten() {
+                    let n = e.file_name();
+                    if is_tool_output(&n) && !out.iter().any(|(v, _)| *v == n) {
+                        out.push((n.clone(), Backing::Scratch(view.join(&n))));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Copy the view entry at `from_view` to `to_view` (backed by `to`), recursively, as the
+    /// view shows it. Records the backing of every entry created below the top in `moved`.
+    fn copy_view_entry(
+        &self,
+        from_view: &Path,
+        from: &Backing,
+        to_view: &Path,
+        to: &Backing,
+        replaced: Option<Vec<u8>>,
+        moved: &mut Vec<(PathBuf, Backing)>,
+    ) -> FsResult<()> {
+        let src = self.safe_path(from)?;
+        let dst = self.safe_path(to)?;
+        let m = fs::symlink_metadata(&src)
+            .map_err(|e| FsError::io(format!("rename {}", src.display()), e))?;
+        let ft = m.file_type();
+        if ft.is_dir() {
+            fs::create_dir(&dst).map_err(|e| FsError::io(format!("mkdir {}", dst.display()), e))?;
+            let _ = fs::set_permissions(&dst, fs::Permissions::from_mode(m.mode() & 0o7777));
+            for (name, child_from) in self.list_dir_names(from_view, from)? {
+                let child_view = to_view.join(&name);
+                let child_to = self.route(to, &child_view, &name)?;
+                self.prepare(&child_to)?;
+                self.copy_view_entry(
+                    &from_view.join(&name),
+                    &child_from,
+                    &child_view,
+                    &child_to,
+                    None,
+                    moved,
+                )?;
+                moved.push((child_view, child_to));
+            }
+        } else if ft.is_symlink() {
+            let t = fs::read_link(&src)
+                .map_err(|e| FsError::io(format!("readlink {}", src.display()), e))?;
+            let mut t = t.into_os_string().into_vec_bytes();
+            if let Backing::Original(_) = from {
+                t = self.link_to_view(&t);
+            }
+            if let Backing::Original(_) = to {
+                t = links::to_original(self.transform.as_ref(), &t, &self.roots);
+            }
+            std::os::unix::fs::symlink(OsStr::from_bytes(&t), &dst)
+                .map_err(|e| FsError::io(format!("symlink {}", dst.display()), e))?;
+        } else if ft.is_file() {
+            let view = match from {
+                Backing::Original(rel) => self.view_bytes(rel)?.0.to_vec(),
+                Backing::Scratch(_) => {
+                    fs::read(&src).map_err(|e| FsError::io(format!("read {}", src.display()), e))?
+                }
+            };
+            let bytes = match to {
+                Backing::Original(rel) => {
+                    self.to_original_content(rel, &view, replaced.as_deref())?
+                }
+                Backing::Scratch(_) => view,
+            };
+            write_atomic(&dst, &bytes, m.mode(), None, Durability::KillSafe)
+                .map_err(|e| FsError::eio(format!("write {}", dst.display()), e))?;
+            if let Backing::Original(_) = to {
+                self.persist_transform_state(Durability::KillSafe);
+            }
+        } else {
+            return Err(FsError::new(
+                libc::EXDEV,
+                "special file moved between original and scratch",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Remove the entry behind `back` (and, for an original directory, its scratch mirror).
+    fn remove_entry(&self, back: &Backing, view: &Path, dir: bool) -> FsResult<()> {
+        let path = self.safe_path(back)?;
+        let r = if dir {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        r.map_err(|e| FsError::io(format!("remove {}", path.display()), e))?;
+        if let (Backing::Original(_), true) = (back, dir) {
+            let _ = fs::remove_dir_all(self.scratch.join(view));
         }
         Ok(())
     }
@@ -1019,7 +1240,7 @@ impl ViewFs {
             if let Ok(rd) = fs::read_dir(self.scratch.join(&view)) {
                 for e in rd.flatten() {
                     let n = e.file_name();
-                    if is_scratch_name(&n) {
+                    if is_scratch_name(&n) || is_tool_output(&n) {
                         let kind = e.file_type().map(Kind::of).unwrap_or(Kind::File);
                         names.push((n.clone(), Backing::Scratch(view.join(&n)), kind));
                     }
@@ -1501,18 +1722,25 @@ impl ViewFs {
         first
     }
 
-    /// Write the buffer of `ino` back to the original if dirty.
-    /// The original of a file written as new (created, or emptied then written: git checkout,
-    /// `> file`) whose previous original is known: what it held before it was deleted or
-    /// emptied (its tombstone), or its committed content. When the view bytes are exactly the
-    /// view of one of those, that original comes back byte for byte (a restore restores);
-    /// otherwise the view is inverted against the nearest one, so untouched lines keep their
-    /// original order. `None`: nothing is known, a plain new file.
+    /// The original of a file written as new (created, or emptied then written: `git
+    /// checkout -- FILE`, `git apply`, `> file`) whose previous original is known: what the
+    /// path held before it was removed or emptied through the view, or else its committed
+    /// content. When the view bytes are exactly the view of one of those, that original comes
+    /// back byte for byte (a restore restores); otherwise the view is inverted against the
+    /// first, so untouched lines keep their original order (Level 3). With neither, a removed
+    /// file elsewhere that the new one mostly repeats is taken as its old self (a move made by
+    /// removing one file and creating another, as `git apply` renames). `None`: a plain new
+    /// file.
     fn rewritten(&self, rel: &Path, view: &[u8]) -> FsResult<Option<Vec<u8>>> {
-        let mut known = Vec::new();
-        if let Some(t) = self.tombstones.lock().get(rel).cloned() {
-            known.push(t);
-        }
+        let mut known: Vec<Vec<u8>> = {
+            let u = self.unlinked.lock();
+            u.iter()
+                .rev()
+                .find(|(p, _)| p == rel)
+                .map(|(_, b)| b.clone())
+                .into_iter()
+                .collect()
+        };
         if let Some(c) = self.committed.as_ref().and_then(|f| f(rel)) {
             known.push(c);
         }
@@ -1521,12 +1749,28 @@ impl ViewFs {
                 return Ok(Some(k.clone()));
             }
         }
-        match known.first() {
-            Some(k) => Ok(Some(self.to_original_content(rel, view, Some(k))?)),
-            None => Ok(None),
-        }
+        let anchor = match known.into_iter().next() {
+            Some(k) => k,
+            None => match self.moved_from(rel, view) {
+                Some(old) => old,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(self.to_original_content(rel, view, Some(&anchor))?))
     }
 
+    /// Remember what original `rel` held before it was removed or emptied (see
+    /// [`ViewFs::rewritten`]); the newest [`UNLINKED_KEPT`] are kept.
+    fn remember_removed(&self, rel: &Path, bytes: Vec<u8>) {
+        let mut u = self.unlinked.lock();
+        u.retain(|(p, _)| p != rel);
+        if u.len() == UNLINKED_KEPT {
+            u.pop_front();
+        }
+        u.push_back((rel.to_path_buf(), bytes));
+    }
+
+    /// Write the buffer of `ino` back to the original if dirty.
     fn flush_ino(&self, ino: u64, durability: Durability) -> FsResult<()> {
         let _wb = self.writeback.lock();
         let (rel, data, generation) = {
@@ -1584,10 +1828,12 @@ impl ViewFs {
                 .map_err(|e| FsError::eio(format!("write back {}", path.display()), e))?;
         }
         if !orig.is_empty() {
-            self.tombstones.lock().remove(&rel);
-        } else if let Some(old) = base.filter(|b| !b.is_empty() && b.len() as u64 <= TOMBSTONE_MAX)
+            // Written again: the layout store carries its anchor from now on.
+            self.unlinked.lock().retain(|(p, _)| *p != rel);
+        } else if let Some(old) =
+            base.filter(|b| !b.is_empty() && b.len() as u64 <= UNLINKED_MAX_BYTES)
         {
-            self.tombstones.lock().insert(rel.clone(), old);
+            self.remember_removed(&rel, old);
         }
         self.persist_transform_state(durability);
         let m = fs::symlink_metadata(&path)
@@ -1604,6 +1850,34 @@ impl ViewFs {
             n.trusted = false;
         }
         Ok(())
+    }
+
+    /// A file removed through the view, elsewhere, of the same extension, whose view the new
+    /// bytes `data` at `rel` resemble most (at least half their lines, as git pairs renames):
+    /// taken as moved to `rel`, its per-path state moves with it (`Transform::renamed`). Used
+    /// once.
+    fn moved_from(&self, rel: &Path, data: &[u8]) -> Option<Vec<u8>> {
+        let candidates: Vec<(PathBuf, Vec<u8>)> = self
+            .unlinked
+            .lock()
+            .iter()
+            .filter(|(p, _)| p.extension() == rel.extension() && !self.root.join(p).exists())
+            .cloned()
+            .collect();
+        let mut best: Option<(f64, PathBuf, Vec<u8>)> = None;
+        for (p, old) in candidates {
+            let Ok(view) = self.to_view_content(&p, &old) else {
+                continue;
+            };
+            let r = line_similarity(&view, data);
+            if r >= 0.5 && best.as_ref().is_none_or(|(b, _, _)| r > *b) {
+                best = Some((r, p, old));
+            }
+        }
+        let (_, from, old) = best?;
+        self.unlinked.lock().retain(|(p, _)| *p != from);
+        let _ = catch_unwind(AssertUnwindSafe(|| self.transform.renamed(&from, rel)));
+        Some(old)
     }
 
     // ---------------------------------------------------------------- attributes
@@ -1727,6 +2001,23 @@ fn create_file(path: &Path, perm: u32, flags: i32) -> FsResult<bool> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists && flags & libc::O_EXCL == 0 => Ok(true),
         Err(e) => Err(FsError::io(format!("create {}", path.display()), e)),
     }
+}
+
+/// The share of lines two texts have in common (`2 * common / (a + b)`, 1.0 for equal).
+fn line_similarity(a: &[u8], b: &[u8]) -> f64 {
+    let la: Vec<&[u8]> = a.split_inclusive(|&c| c == b'\n').collect();
+    let lb: Vec<&[u8]> = b.split_inclusive(|&c| c == b'\n').collect();
+    if la.is_empty() && lb.is_empty() {
+        return 1.0;
+    }
+    let common: usize = similar::capture_diff_slices(similar::Algorithm::Myers, &la, &lb)
+        .iter()
+        .map(|op| match op {
+            similar::DiffOp::Equal { len, .. } => *len,
+            _ => 0,
+        })
+        .sum();
+    2.0 * common as f64 / (la.len() + lb.len()) as f64
 }
 
 /// Up to `size` bytes of `file` from `offset` (short only at the end of the file).

@@ -897,3 +897,292 @@ fn handle_create_of_an_existing_file_with_o_trunc_empties_it() {
     f.fs.release(a.ino, o.fh).unwrap();
     assert_eq!(fs::read(f.orig.join("README")).unwrap(), b"omega\n");
 }
+
+#[test]
+fn tool_output_created_in_the_view_lives_in_scratch() {
+    let f = fixture();
+    // The original already holds a build directory and an egg-info: shown and written as
+    // they are (they are never part of the bundle, but the view does not hide them).
+    write(&f.orig.join("build/lib/alpha.py"), b"alpha = 1\n");
+    write(&f.orig.join("alpha.egg-info/PKG-INFO"), b"Name: alpha\n");
+    assert_eq!(f.read("build/lib/omega.py"), b"omega = 1\n");
+    assert_eq!(f.read("omega.egg-info/PKG-INFO"), b"Name: omega\n");
+    f.write("omega.egg-info/PKG-INFO", b"Name: omega\nVersion: 2\n")
+        .unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("alpha.egg-info/PKG-INFO")).unwrap(),
+        b"Name: alpha\nVersion: 2\n"
+    );
+    // New tool output goes to scratch, wherever it is made.
+    let pkg = f.fs.lookup_path(Path::new("pkg")).unwrap();
+    for (parent, dir) in [
+        (ROOT_INO, ".hypothesis"),
+        (pkg.ino, ".hypothesis"),
+        (ROOT_INO, "omega_pkg.egg-info"),
+        (ROOT_INO, "htmlcov"),
+        (ROOT_INO, ".tox"),
+        (pkg.ino, "build"),
+    ] {
+        f.fs.mkdir(parent, OsStr::new(dir), 0o755, 0o022).unwrap();
+    }
+    f.create(".hypothesis", "examples", b"alpha").unwrap();
+    f.create("omega_pkg.egg-info", "PKG-INFO", b"Name: omega_pkg\n")
+        .unwrap();
+    f.create("", ".coverage", b"\0data").unwrap();
+    f.create("", ".coverage.host.1.2", b"\0data").unwrap();
+    for p in [
+        ".hypothesis",
+        "pkg/.hypothesis",
+        "alpha_pkg.egg-info",
+        "omega_pkg.egg-info",
+        "htmlcov",
+        ".tox",
+        "pkg/build",
+        ".coverage",
+        ".coverage.host.1.2",
+    ] {
+        assert!(!f.orig.join(p).exists(), "{p} reached the original");
+    }
+    for p in [
+        ".hypothesis/examples",
+        "pkg/.hypothesis",
+        "omega_pkg.egg-info/PKG-INFO",
+        ".coverage",
+        "pkg/build",
+    ] {
+        assert!(
+            f.state.join("scratch").join(p).exists(),
+            "{p} not in scratch"
+        );
+    }
+    // Scratch files are served as written (no transform), listed beside original entries.
+    assert_eq!(f.read(".hypothesis/examples"), b"alpha");
+    let names = f.names("");
+    for n in [
+        ".coverage",
+        ".hypothesis",
+        "build",
+        "omega.egg-info",
+        "omega_pkg.egg-info",
+    ] {
+        assert!(names.contains(&n.to_string()), "{n} not listed: {names:?}");
+    }
+    assert!(f.names("pkg").contains(&"build".to_string()));
+    // A directory the view lists tool output in is not empty.
+    let err = f.fs.rmdir(ROOT_INO, OsStr::new("pkg")).unwrap_err();
+    assert_eq!(err.errno, libc::ENOTEMPTY);
+}
+
+/// pytest writes its cache as a temporary directory beside `.pytest_cache`, then renames it
+/// into place; before, the temporary directory was in the original and the rename EXDEV.
+#[test]
+fn pytest_cache_made_by_rename_stays_in_scratch() {
+    let f = fixture();
+    f.fs.mkdir(
+        ROOT_INO,
+        OsStr::new("pytest-cache-files-x1y2"),
+        0o755,
+        0o022,
+    )
+    .unwrap();
+    f.create("pytest-cache-files-x1y2", "README.md", b"# pytest cache\n")
+        .unwrap();
+    assert!(!f.orig.join("pytest-cache-files-x1y2").exists());
+    f.fs.rename(
+        ROOT_INO,
+        OsStr::new("pytest-cache-files-x1y2"),
+        ROOT_INO,
+        OsStr::new(".pytest_cache"),
+        0,
+    )
+    .unwrap();
+    assert_eq!(f.read(".pytest_cache/README.md"), b"# pytest cache\n");
+    // The original's own .pytest_cache is untouched and still hidden.
+    assert_eq!(fs::read(f.orig.join(".pytest_cache/v")).unwrap(), b"x");
+    assert!(!f.orig.join(".pytest_cache/README.md").exists());
+}
+
+#[test]
+fn rename_between_scratch_and_original_copies_as_the_view_shows() {
+    let f = fixture();
+    // Scratch directory -> original: contents and names go through the transform, and tool
+    // output inside it stays in scratch at its new place.
+    f.fs.mkdir(ROOT_INO, OsStr::new("htmlcov"), 0o755, 0o022)
+        .unwrap();
+    f.create("htmlcov", "omega.html", b"<p>omega</p>\n")
+        .unwrap();
+    let h = f.fs.lookup_path(Path::new("htmlcov")).unwrap();
+    f.fs.mkdir(h.ino, OsStr::new("__pycache__"), 0o755, 0o022)
+        .unwrap();
+    f.create("htmlcov/__pycache__", "x.pyc", b"\0pyc").unwrap();
+    let file = f.fs.lookup_path(Path::new("htmlcov/omega.html")).unwrap();
+    f.fs.rename(
+        ROOT_INO,
+        OsStr::new("htmlcov"),
+        ROOT_INO,
+        OsStr::new("report"),
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("report/alpha.html")).unwrap(),
+        b"<p>alpha</p>\n"
+    );
+    assert!(!f.orig.join("report/__pycache__").exists());
+    assert!(!f.state.join("scratch/htmlcov").exists());
+    assert_eq!(f.read("report/omega.html"), b"<p>omega</p>\n");
+    assert_eq!(f.read("report/__pycache__/x.pyc"), b"\0pyc");
+    // The inode the kernel holds for the moved file still answers, at its new place.
+    let a = f.fs.getattr(file.ino).unwrap();
+    assert_eq!(a.size, 13);
+    // Original file -> scratch name: the view's bytes move, the original loses the file.
+    f.fs.rename(
+        ROOT_INO,
+        OsStr::new("README"),
+        ROOT_INO,
+        OsStr::new(".coverage"),
+        0,
+    )
+    .unwrap();
+    assert!(!f.orig.join("README").exists());
+    assert_eq!(
+        fs::read(f.state.join("scratch/.coverage")).unwrap(),
+        b"alpha and omega\n"
+    );
+    // Scratch file renamed over an original file (an editor's save pattern).
+    f.create("", ".coverage.tmp1", b"def omega():\n    return 2\n")
+        .unwrap();
+    f.fs.rename(
+        ROOT_INO,
+        OsStr::new(".coverage.tmp1"),
+        ROOT_INO,
+        OsStr::new("omega.py"),
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("alpha.py")).unwrap(),
+        b"def alpha():\n    return 2\n"
+    );
+    assert_eq!(f.read("omega.py"), b"def omega():\n    return 2\n");
+    // A non-empty target directory is refused, as rename(2) does.
+    f.fs.mkdir(ROOT_INO, OsStr::new(".tox"), 0o755, 0o022)
+        .unwrap();
+    f.create(".tox", "f", b"1").unwrap();
+    let err =
+        f.fs.rename(ROOT_INO, OsStr::new(".tox"), ROOT_INO, OsStr::new("pkg"), 0)
+            .unwrap_err();
+    assert_eq!(err.errno, libc::ENOTEMPTY);
+}
+
+/// Records the base each write-back inverts against (contents pass unchanged).
+#[derive(Default)]
+struct BaseRecorder {
+    bases: parking_lot::Mutex<Vec<Option<Vec<u8>>>>,
+    moves: parking_lot::Mutex<Vec<(PathBuf, PathBuf)>>,
+}
+
+impl Transform for BaseRecorder {
+    fn name_to_view(&self, name: &OsStr) -> std::ffi::OsString {
+        name.to_owned()
+    }
+    fn name_to_original(
+        &self,
+        name: &OsStr,
+    ) -> Result<std::ffi::OsString, crate::transform::TransformError> {
+        Ok(name.to_owned())
+    }
+    fn content_to_view(&self, _: &Path, original: &[u8]) -> Vec<u8> {
+        original.to_vec()
+    }
+    fn content_to_original(&self, _: &Path, view: &[u8], base: Option<&[u8]>) -> Vec<u8> {
+        self.bases.lock().push(base.map(<[u8]>::to_vec));
+        view.to_vec()
+    }
+    // Like Level 3: what a file held before decides how its view goes back.
+    fn base_matters(&self, _: &Path) -> bool {
+        true
+    }
+    fn renamed(&self, from: &Path, to: &Path) {
+        self.moves
+            .lock()
+            .push((from.to_path_buf(), to.to_path_buf()));
+    }
+}
+
+/// `git apply` and `git checkout -- FILE` remove a file and create it again: the new file is
+/// written back as an edit of the one it replaces (Level 3 then keeps the original's order).
+#[test]
+fn a_file_removed_and_created_again_is_an_edit_of_the_old_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    write(&orig.join("m.py"), b"def a():\n    pass\n");
+    write(&orig.join("other.py"), b"x = 1\n");
+    let t = Arc::new(BaseRecorder::default());
+    let fs = ViewFs::new(
+        &orig,
+        &dir.path().join("state"),
+        t.clone(),
+        Options::default(),
+    )
+    .unwrap();
+    fs.unlink(ROOT_INO, OsStr::new("m.py")).unwrap();
+    let (a, o) = fs
+        .create(ROOT_INO, OsStr::new("m.py"), 0o644, 0o022, libc::O_WRONLY)
+        .unwrap();
+    fs.write(a.ino, o.fh, 0, b"def a():\n    return 1\n")
+        .unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        t.bases.lock().last().cloned().flatten().as_deref(),
+        Some(&b"def a():\n    pass\n"[..])
+    );
+    assert_eq!(
+        fs::read(orig.join("m.py")).unwrap(),
+        b"def a():\n    return 1\n"
+    );
+    // Used once: a later write is an edit of the file as it is now.
+    let a = fs.lookup_path(Path::new("m.py")).unwrap();
+    let o = fs.open(a.ino, libc::O_WRONLY | libc::O_TRUNC).unwrap();
+    fs.write(a.ino, o.fh, 0, b"y = 2\n").unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        t.bases.lock().last().cloned().flatten().as_deref(),
+        Some(&b"def a():\n    return 1\n"[..])
+    );
+    // A file never unlinked is created as a new one.
+    let (a, o) = fs
+        .create(ROOT_INO, OsStr::new("new.py"), 0o644, 0o022, libc::O_WRONLY)
+        .unwrap();
+    fs.write(a.ino, o.fh, 0, b"z = 3\n").unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        t.bases.lock().last().cloned().flatten().as_deref(),
+        Some(&b""[..])
+    );
+    assert!(t.moves.lock().is_empty(), "no unlinked file resembles it");
+    // A move made by removing a file and creating a similar one elsewhere (git apply's
+    // renames): the new file is an edit of the old one, whose state moves with it.
+    write(&orig.join("big.py"), b"a = 1\nb = 2\nc = 3\nd = 4\n");
+    fs.unlink(ROOT_INO, OsStr::new("big.py")).unwrap();
+    let (a, o) = fs
+        .create(
+            ROOT_INO,
+            OsStr::new("moved.py"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+        )
+        .unwrap();
+    fs.write(a.ino, o.fh, 0, b"a = 1\nb = 2\nc = 3\ne = 5\n")
+        .unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        t.bases.lock().last().cloned().flatten().as_deref(),
+        Some(&b"a = 1\nb = 2\nc = 3\nd = 4\n"[..])
+    );
+    assert_eq!(
+        *t.moves.lock(),
+        [(PathBuf::from("big.py"), PathBuf::from("moved.py"))]
+    );
+}

@@ -92,6 +92,42 @@ pub fn hidden_in_original(name: &[u8]) -> bool {
         || name.starts_with(WRITEBACK_TMP_PREFIX.as_bytes())
 }
 
+/// Names of what tools generate in a Python checkout: byte-code, build and packaging output,
+/// test, coverage and lint caches. The one definition for the filesystem (such names created
+/// in the view live in the scratch area), the bundle (they are never part of the tree it is
+/// built from) and `export`.
+///
+/// `pytest-cache-files-*` is the temporary directory pytest creates beside `.pytest_cache`
+/// and then renames into place; `.coverage.*` are the per-process data files of parallel
+/// coverage runs.
+pub fn is_tool_output(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"__pycache__"
+            | b".eggs"
+            | b"build"
+            | b".tox"
+            | b".nox"
+            | b".hypothesis"
+            | b".coverage"
+            | b"htmlcov"
+            | b".mypy_cache"
+            | b".ruff_cache"
+            | b".pytest_cache"
+    ) || name.ends_with(b".pyc")
+        || name.ends_with(b".pyo")
+        || name.ends_with(b".egg-info")
+        || name.starts_with(b".coverage.")
+        || name.starts_with(b"pytest-cache-files-")
+}
+
+/// Whether an entry of a tree is tool output ([`is_tool_output`]), except for a directory
+/// named like one that is a Python package (`src/build/__init__.py` is source, not setuptools'
+/// build directory). `is_package` is asked only for such a directory.
+pub fn is_generated(name: &[u8], is_package: impl FnOnce() -> bool) -> bool {
+    is_tool_output(name) && !(name == b"build" && is_package())
+}
+
 fn bytes_to_os(b: Vec<u8>) -> OsString {
     use std::os::unix::ffi::OsStringExt;
     OsString::from_vec(b)
@@ -179,5 +215,54 @@ impl Transform for Composite {
                 to_orig.as_os_str().as_encoded_bytes(),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_output_names() {
+        for n in [
+            "__pycache__",
+            "mod.cpython-311.pyc",
+            "old.pyo",
+            "pkg.egg-info",
+            ".eggs",
+            "build",
+            ".tox",
+            ".nox",
+            ".hypothesis",
+            ".coverage",
+            ".coverage.host.123.456",
+            "htmlcov",
+            ".mypy_cache",
+            ".ruff_cache",
+            ".pytest_cache",
+            "pytest-cache-files-a1b2c3",
+        ] {
+            assert!(is_tool_output(n.as_bytes()), "{n}");
+        }
+        for n in [
+            "builder.py",
+            "build.py",
+            "rebuild",
+            "coverage",
+            ".coveragerc",
+            "tox.ini",
+            "egg-info.txt",
+            "hypothesis",
+            "pytest-cache",
+            "src",
+        ] {
+            assert!(!is_tool_output(n.as_bytes()), "{n}");
+        }
+        assert!(is_generated(b"build", || false));
+        assert!(!is_generated(b"build", || true));
+        assert!(
+            is_generated(b".tox", || true),
+            "only build can be a package"
+        );
     }
 }

@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use crate::bundle::Bundle;
 use crate::transform::rename::Renamer;
 
-use super::super::CliError;
+use super::super::{views, CliError};
 use super::Clock;
 
 /// How the view is made.
@@ -33,11 +33,15 @@ pub struct View {
 }
 
 impl View {
-    /// Save `bundle` under `work` and make its view with this binary's `mount` or `export`.
+    /// Save `bundle` under `work` as the bundle of a view's state directory (with the Level
+    /// 3 layouts saved in `layouts_from`, a mount's state directory, when given) and make
+    /// that view with this binary's `mount` or `export`: the view serves exactly `bundle`.
+    #[allow(clippy::too_many_arguments)]
     pub fn create(
         exe: &Path,
         original: &Path,
         bundle: &Bundle,
+        layouts_from: Option<&Path>,
         work: &Path,
         mode: Mode,
         clock: &Clock,
@@ -45,10 +49,19 @@ impl View {
     ) -> Result<View, CliError> {
         std::fs::create_dir_all(work)
             .map_err(|e| CliError::io(format!("creating {}", work.display()), e))?;
-        let bundle_path = work.join("bundle.json");
-        let json = serde_json::to_vec(bundle).map_err(|e| CliError::Msg(e.to_string()))?;
-        std::fs::write(&bundle_path, json)
-            .map_err(|e| CliError::io(format!("writing {}", bundle_path.display()), e))?;
+        let state = work.join("state");
+        let info = views::ViewInfo {
+            original: original.to_path_buf(),
+            head: views::head_of(original),
+        };
+        views::pin(&state, bundle, &info)?;
+        if let Some(from) = layouts_from {
+            let src = from.join(crate::fs::TRANSFORM_STATE_FILE);
+            if src.exists() {
+                std::fs::copy(&src, state.join(crate::fs::TRANSFORM_STATE_FILE))
+                    .map_err(|e| CliError::io(format!("copying {}", src.display()), e))?;
+            }
+        }
         let root = work.join("root");
         let mut cmd = Command::new(exe);
         match mode {
@@ -57,18 +70,16 @@ impl View {
                     .map_err(|e| CliError::io(format!("creating {}", root.display()), e))?;
                 clock.say(label, &format!("mounting at {}", root.display()));
                 cmd.arg("mount")
-                    .arg("--bundle")
-                    .arg(&bundle_path)
                     .arg("--state")
-                    .arg(work.join("state"))
+                    .arg(&state)
                     .arg(original)
                     .arg(&root);
             }
             Mode::Export => {
                 clock.say(label, &format!("exporting to {}", root.display()));
                 cmd.arg("export")
-                    .arg("--bundle")
-                    .arg(&bundle_path)
+                    .arg("--state")
+                    .arg(&state)
                     .arg(original)
                     .arg(&root);
             }
