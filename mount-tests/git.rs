@@ -202,7 +202,25 @@ fn swe_agent_reset_and_submit() {
         !patch.contains("test patch line"),
         "apply -R reverted it: {patch}"
     );
+    let point = m.point.clone();
     m.unmount();
+    // The harness's patch, translated with the map of the view it came from, is the diff of
+    // the original after unmount, byte for byte.
+    let translated = crate::harness::schrodinger_ok(
+        &[
+            "patch".as_ref(),
+            "--to".as_ref(),
+            "original".as_ref(),
+            "--mount".as_ref(),
+            point.as_os_str(),
+            repo.orig.as_os_str(),
+        ],
+        patch.as_bytes(),
+    );
+    run_ok(git(&repo.orig).args(["add", "-A"]));
+    let orig_diff = run_ok(git(&repo.orig).args(["diff", "--cached"]));
+    run_ok(git(&repo.orig).args(["reset", "-q"]));
+    assert_eq!(String::from_utf8(translated).unwrap(), orig_diff);
     // What the agent did is in the original, in original names.
     let d = repo.diff();
     assert_eq!(d.files, ["bookmobile/ledger.py"], "{}", d.raw);
@@ -275,7 +293,25 @@ fn openhands_flow() {
     run_ok(Command::new("cp").arg("-r").arg(&m.point).arg(&ws));
     let copied = sh_ok(&ws, &format!("git diff --no-color --cached {base}"));
     assert!(copied.contains("+EXTRA = 2"), "{copied}");
+    fs::remove_file(m.path("patch.diff")).unwrap();
+    let point = m.point.clone();
     m.unmount();
+    // The harness's patch (against the base id, from the workspace copy), translated with the
+    // map of the view, is the diff of the original after unmount, byte for byte.
+    let translated = crate::harness::schrodinger_ok(
+        &[
+            "patch".as_ref(),
+            "--to".as_ref(),
+            "original".as_ref(),
+            "--mount".as_ref(),
+            point.as_os_str(),
+            repo.orig.as_os_str(),
+        ],
+        copied.as_bytes(),
+    );
+    run_ok(git(&repo.orig).args(["add", "-A"]));
+    let orig_diff = run_ok(git(&repo.orig).args(["diff", "--no-color", "--cached", &base]));
+    assert_eq!(String::from_utf8(translated).unwrap(), orig_diff);
 }
 
 /// History commands agents use, and a look at every byte the shadow repository stores.
