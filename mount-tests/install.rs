@@ -140,3 +140,74 @@ fn repoint_moves_an_editable_install_to_the_view() {
         "installing the view left nothing in the original"
     );
 }
+
+/// `verify` in an environment that has the original installed editable from a `src/` layout
+/// (as SWE-bench images have flask): the view's tests import the view's package, which only the
+/// view provides, so verify puts the view's import root first on the view side's PYTHONPATH.
+#[test]
+fn verify_works_with_the_original_installed_editable() {
+    let test = "verify_works_with_the_original_installed_editable";
+    let repo = Repo::sample();
+    let o = &repo.orig;
+    fs::create_dir_all(o.join("src")).unwrap();
+    fs::rename(o.join("bookmobile"), o.join("src/bookmobile")).unwrap();
+    fs::write(
+        o.join("pyproject.toml"),
+        PYPROJECT.replace(
+            "include = [\"bookmobile*\"]",
+            "where = [\"src\"]\ninclude = [\"bookmobile*\"]",
+        ),
+    )
+    .unwrap();
+    let audit = o.join("src/bookmobile/audit.py");
+    let mut text = fs::read_to_string(&audit).unwrap();
+    text.push_str("\n\ndef main():\n    print(\"audit ok\")\n");
+    fs::write(&audit, text).unwrap();
+    run_ok(git(o).args(["add", "-A"]));
+    run_ok(git(o).args(["commit", "-q", "-m", "src layout"]));
+    let env = repo.dir.path().join("venv");
+    let py = venv(&env);
+    run_ok(
+        Command::new(&py)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-deps",
+                "--no-build-isolation",
+                "-e",
+            ])
+            .arg(o),
+    );
+    if !crate::harness::can_mount(test) {
+        return;
+    }
+    let out = output(
+        Command::new(BIN)
+            .args(["verify", "--seed", "32", "--json", "--python"])
+            .arg(&py)
+            .arg(o)
+            .arg("--")
+            .arg(&py)
+            .args(["-m", "unittest", "discover", "-v", "-s", "tests", "-t", "."]),
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "verify gave no report ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert!(
+        out.status.success(),
+        "verify failed: {report}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let same = report["same"].as_u64().unwrap_or(0);
+    assert!(same > 20, "too few tests compared: {report}");
+    assert_eq!(
+        report["different"].as_array().map(Vec::len),
+        Some(0),
+        "{report}"
+    );
+}

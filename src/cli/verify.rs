@@ -362,6 +362,14 @@ fn run_view(
         label,
     )?;
     let env = side::view_env(&ctx.original, &view.root, renamer);
+    let first = side::editable_roots(&ctx.python, &ctx.original, &view.root, renamer);
+    if !first.is_empty() && select.is_none() {
+        ctx.clock.say(
+            label,
+            "ORIGINAL is installed editable: the view's packages come first on its PYTHONPATH",
+        );
+    }
+    let env = side::with_path_first(env, &first);
     if select.is_none() {
         warnings.extend(side::shadow_warnings(
             &ctx.python,

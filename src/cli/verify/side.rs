@@ -240,6 +240,66 @@ pub fn top_packages(original: &Path) -> Vec<String> {
     out
 }
 
+/// Where the view's own packages must come from when the environment has ORIGINAL installed
+/// editable (a SWE-bench image): for each import root of ORIGINAL (the root, `src/`) holding
+/// a top-level package that the environment imports from inside ORIGINAL, the same place in
+/// the view. Put first on the view side's PYTHONPATH, they make the view's tests import the
+/// view's code under its view names, as the original's tests import the original's through
+/// the install (path entries come before editable finders and `.pth` entries).
+pub fn editable_roots(
+    python: &Path,
+    original: &Path,
+    view: &Path,
+    renamer: &Renamer,
+) -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    for base in [original.to_path_buf(), original.join("src")] {
+        let installed = top_packages(&base).into_iter().any(|pkg| {
+            let code = format!("import {pkg}; print({pkg}.__file__ or '')");
+            Command::new(python)
+                .arg("-c")
+                .arg(&code)
+                .current_dir("/")
+                .env_remove("PYTHONPATH")
+                .stdin(Stdio::null())
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                .is_some_and(|f| !f.is_empty() && Path::new(&f).starts_with(original))
+        });
+        if installed {
+            if let Some(v) = to_view_path(&base, original, view, renamer) {
+                roots.push(v);
+            }
+        }
+    }
+    roots
+}
+
+/// `env` with `first` put before the PYTHONPATH it sets (or the process's own).
+pub fn with_path_first(
+    mut env: Vec<(OsString, OsString)>,
+    first: &[PathBuf],
+) -> Vec<(OsString, OsString)> {
+    if first.is_empty() {
+        return env;
+    }
+    let current = env
+        .iter()
+        .position(|(k, _)| k == "PYTHONPATH")
+        .map(|i| env.remove(i).1)
+        .or_else(|| std::env::var_os("PYTHONPATH"));
+    let mut entries: Vec<PathBuf> = first.to_vec();
+    if let Some(c) = current {
+        entries.extend(std::env::split_paths(&c));
+    }
+    if let Ok(joined) = std::env::join_paths(entries) {
+        env.push(("PYTHONPATH".into(), joined));
+    }
+    env
+}
+
 /// Warnings when the view's Python would import a package from ORIGINAL (an editable
 /// install, a `.pth` file or PYTHONPATH), which would make the view test the original code.
 pub fn shadow_warnings(
@@ -251,12 +311,8 @@ pub fn shadow_warnings(
 ) -> Vec<String> {
     let mut warnings = Vec::new();
     for pkg in top_packages(original) {
-        let view_name = renamer.swap_text(&pkg);
-        let mut names = vec![view_name.clone()];
-        if view_name != pkg {
-            names.push(pkg.clone());
-        }
-        for name in names {
+        // The view's code imports the view name; that one must not come from ORIGINAL.
+        for name in [renamer.swap_text(&pkg)] {
             let code = format!("import {name}; print({name}.__file__ or '')");
             let Ok(out) = Command::new(python)
                 .arg("-c")
