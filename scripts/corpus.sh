@@ -68,8 +68,8 @@ PROJECTS=(
     "work|toolz|0.12.1|pytest|.|toolz tlz|toolz/tests|$PYTEST|"
     "work|pluggy|1.5.0|pytest|src|pluggy|testing|$PYTEST|"
     "work|iniconfig|1.1.1|pytest|src|iniconfig|testing|$PYTEST py==1.11.0|"
-    "work|python-dateutil|2.9.0.post0|pytest|src|dateutil|tests|$PYTEST hypothesis==6.112.1 freezegun==1.5.1 six==1.16.0|"
-    "work|tomlkit|0.13.2|pytest|.|tomlkit|tests|$PYTEST|"
+    "work|python-dateutil|2.9.0.post0|pytest|src|dateutil|tests|$PYTEST pytest-cov==5.0.0 hypothesis==6.112.1 freezegun==1.5.1 six==1.16.0|"
+    "work|tomlkit|0.13.2|pytest|.|tomlkit|tests|$PYTEST pyyaml==6.0.2|"
     "work|babel|2.16.0|pytest|.|babel|tests|$PYTEST freezegun==1.5.1 pytz==2024.2|"
     "work|markupsafe|2.1.5|pytest|src|markupsafe|tests|$PYTEST|"
     "work|django|4.2.16|django|.|django|tests/runtests.py basic lookup many_to_one model_forms utils_tests|asgiref==3.8.1 sqlparse==0.5.1|"
@@ -124,7 +124,9 @@ run_side() {
         cmd=("$PY" $sargs --verbosity=2 --parallel 1)
     else
         # shellcheck disable=SC2206
-        cmd=("$PY" -m pytest -q -p no:cacheprovider --continue-on-collection-errors
+        # --tb=native: pytest's own traceback rendering took minutes per module where
+        # thousands of tests fail (babel's view); the native one is also what a user sees
+        cmd=("$PY" -m pytest -q -p no:cacheprovider --continue-on-collection-errors --tb=native
             --junitxml="$DIR/results/$side.xml" $sargs ${args[@]+"${args[@]}"})
     fi
     (cd "$DIR/$side" && env PYTHONPATH="$DIR/$side/$sroot" PYTHONDONTWRITEBYTECODE=1 \
