@@ -6,7 +6,7 @@
       writes WORK/NAME/results/report.json and prints a one-line summary
   corpus_report.py failed --name NAME --version V --set S --step STEP --log FILE --dir WORK/NAME
       writes a report.json that records the step that failed
-  corpus_report.py table --work WORK NAME...
+  corpus_report.py table [--no-details] --work WORK NAME...
       prints one markdown table per set and, below each, every difference found
 
 Two strength numbers use the tool's own translation (`translate --to view`):
@@ -74,57 +74,32 @@ def stem_split(name):
     return (name, "") if i < 0 else (name[:i], name[i:])
 
 
-class Defs(ast.NodeVisitor):
-    def __init__(self):
-        self.names = set()
-
-    def add(self, n):
-        if n:
-            self.names.add(n)
-
-    def visit_FunctionDef(self, node):
-        self.add(node.name)
-        self.generic_visit(node)
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_ClassDef(self, node):
-        self.add(node.name)
-        self.generic_visit(node)
-
-    def visit_arg(self, node):
-        self.add(node.arg)
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Store):
-            self.add(node.id)
-
-    def visit_Attribute(self, node):
-        if isinstance(node.ctx, ast.Store):
-            self.add(node.attr)
-        self.generic_visit(node)
-
-    def visit_alias(self, node):
-        self.add(node.asname)
-
-    def visit_ExceptHandler(self, node):
-        self.add(node.name)
-        self.generic_visit(node)
-
-    def visit_MatchAs(self, node):
-        self.add(node.name)
-        self.generic_visit(node)
-
-    def visit_MatchStar(self, node):
-        self.add(node.name)
-
-    def visit_MatchMapping(self, node):
-        self.add(node.rest)
-        self.generic_visit(node)
+def defined_names(tree):
+    """Names a module defines: def/class names, parameters, assigned names and attributes,
+    import aliases, except/match names. Iterative (ast.walk), as deeply nested expressions
+    (sympy's) exceed the recursion limit of a recursive visitor."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+        elif isinstance(node, ast.alias):
+            out.add(node.asname)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+            out.add(node.name)
+        elif isinstance(node, ast.MatchMapping):
+            out.add(node.rest)
+    out.discard(None)
+    return out
 
 
 def owned_identifiers(root, files):
-    defs = Defs()
+    names = set()
     bad = 0
     for f in files:
         if not f.endswith((".py", ".pyi")):
@@ -132,12 +107,12 @@ def owned_identifiers(root, files):
         try:
             with open(os.path.join(root, f), "rb") as fh:
                 tree = ast.parse(fh.read(), filename=f)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError):
             bad += 1
             continue
-        defs.visit(tree)
+        names |= defined_names(tree)
     names = {
-        n for n in defs.names
+        n for n in names
         if not keyword.iskeyword(n) and not keyword.issoftkeyword(n)
         and not (len(n) > 4 and n.startswith("__") and n.endswith("__"))
     }
@@ -524,7 +499,7 @@ def table(args):
             continue
         with open(path) as fh:
             rows.append(json.load(fh))
-    for set_name, title in (("work", "Working set"), ("held", "Held-aside set"), ("?", "Unknown")):
+    for set_name, title in (("work", "Working set"), ("held", "Held-aside set"), ("?", "Projects without a report")):
         group = [r for r in rows if r.get("set") == set_name]
         if not group:
             continue
@@ -533,8 +508,9 @@ def table(args):
         print("|" + "---|" * 14)
         for r in group:
             print(row(r))
-        for r in group:
-            details(r)
+        if not args.no_details:
+            for r in group:
+                details(r)
 
 
 def main():
@@ -549,6 +525,7 @@ def main():
         f.add_argument(opt, required=True)
     t = sub.add_parser("table")
     t.add_argument("--work", required=True)
+    t.add_argument("--no-details", action="store_true", help="the tables only")
     t.add_argument("names", nargs="+")
     args = ap.parse_args()
     if args.cmd == "project":
