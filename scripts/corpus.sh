@@ -225,9 +225,12 @@ run_project() {
     run_side original "$root" "$testargs" "$deselect"
     run_side view "$vroot" "$vargs" "$vdeselect"
 
-    # what the test run changed in each tree (the view's paths translated back)
+    # what the test run changed in each tree; then the original is put back as it was, since
+    # every later translation rebuilds the map from the original tree, and files the tests
+    # left there (.coverage, generated catalogs) would give another map than the view's
     git -C "$DIR/original" status --porcelain --untracked-files=all >"$DIR/results/original-status.txt"
     git -C "$DIR/view" status --porcelain --untracked-files=all >"$DIR/results/view-status.txt"
+    git -C "$DIR/original" checkout -q -- . && git -C "$DIR/original" clean -qfdx
     translate original "$name" <"$DIR/results/view-status.txt" >"$DIR/results/view-status-translated.txt"
 
     # 6. the project's own editable install, in the view (and in the original when it fails)
