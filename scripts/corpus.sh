@@ -55,8 +55,10 @@ if [ ! -x "$BIN" ]; then
 fi
 
 PYTEST=pytest==8.3.3
-# set|name|version|runner|import root|import names|test arguments|test dependencies (pinned)|deselected test ids
+# set|name|version|runner|import root|import names|test arguments|test dependencies (pinned)|deselected test ids|metadata
 #
+# metadata: "yes" puts a distribution record of the project (a .dist-info with METADATA only,
+# no code) into the venv, for packages that read their own version with importlib.metadata.
 # runner: pytest (junit XML) or django (tests/runtests.py --verbosity=2, read as unittest).
 # What each project is here for is in docs/corpus.md ("The corpus").
 PROJECTS=(
@@ -83,7 +85,7 @@ PROJECTS=(
     "held|packaging|24.1|pytest|src|packaging|tests|$PYTEST pretend==1.0.9|"
     "held|cachetools|5.5.0|pytest|src|cachetools|tests|$PYTEST|"
     "held|idna|3.8|pytest|.|idna|tests|$PYTEST|"
-    "held|humanize|4.10.0|pytest|src|humanize|tests|$PYTEST freezegun==1.5.1|"
+    "held|humanize|4.10.0|pytest|src|humanize|tests|$PYTEST pytest-cov==5.0.0 freezegun==1.5.1||yes"
     "held|itsdangerous|2.2.0|pytest|src|itsdangerous|tests|$PYTEST freezegun==1.5.1|"
     "held|pyrsistent|0.20.0|pytest|.|pyrsistent|tests|$PYTEST hypothesis==6.112.1|"
 )
@@ -164,6 +166,7 @@ install_check() {
 
 run_project() {
     local set=$1 name=$2 version=$3 runner=$4 root=$5 imports=$6 testargs=$7 deps=$8 deselect=$9
+    local metadata=${10}
     NAME=$name RUNNER=$runner IMPORTS=$imports
     VIEW_OPTS=${CORPUS_VIEW_OPTS:-}
     if [ -n "${CORPUS_FREEZE_DIR:-}" ] && [ -f "$CORPUS_FREEZE_DIR/$name.txt" ]; then
@@ -206,6 +209,13 @@ run_project() {
         printf '%s' "$deps" >"$DIR/venv/.deps"
     fi
     PY="$DIR/venv/bin/python"
+    if [ "$metadata" = yes ]; then
+        local site
+        site=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+        mkdir -p "$site/$name-$version.dist-info"
+        printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$name" "$version" \
+            >"$site/$name-$version.dist-info/METADATA"
+    fi
 
     # 3. the view, made a git repository too
     # shellcheck disable=SC2086
@@ -248,13 +258,13 @@ run_project() {
 
 ran=()
 for p in "${PROJECTS[@]}"; do
-    IFS='|' read -r pset name version runner root imports testargs deps deselect <<<"$p"
+    IFS='|' read -r pset name version runner root imports testargs deps deselect metadata <<<"$p"
     if [ -n "$ONLY" ]; then
         [ "$ONLY" != "$name" ] && continue
     elif [ "$SET" != all ] && [ "$SET" != "$pset" ]; then
         continue
     fi
-    run_project "$pset" "$name" "$version" "$runner" "$root" "$imports" "$testargs" "$deps" "$deselect"
+    run_project "$pset" "$name" "$version" "$runner" "$root" "$imports" "$testargs" "$deps" "$deselect" "$metadata"
     ran+=("$name")
 done
 if [ ${#ran[@]} -eq 0 ]; then
