@@ -1,57 +1,93 @@
 #!/usr/bin/env bash
 # Corpus run (law 5, "same behaviour"): for each pinned PyPI source distribution, export the
 # view, run the project's own tests on the original and on the view with the same arguments,
-# compare test by test, and measure how much of the repository the view renames.
+# compare test by test, compare what the test run changed in each tree, try the project's
+# own `pip install -e .` in the view, and measure how much of the repository the view hides.
 #
-#   scripts/corpus.sh [--seed N] [--only NAME] [--work DIR]
+#   scripts/corpus.sh [--set work|held|all] [--only NAME] [--seed N] [--work DIR]
 #
-# CORPUS_VIEW_OPTS adds view options to every export and translate (e.g.
-# CORPUS_VIEW_OPTS=--rename-pure-locals to measure that opt-in rule). CORPUS_FREEZE_DIR=DIR
-# adds `--freeze DIR/NAME.txt` for each project that has such a file (docs/corpus-freeze/
-# holds the lists `verify --auto-freeze` found).
+# --set picks the working set (default), the held-aside set or both (see docs/corpus.md: the
+# held-aside projects are measured once, at the end of a round of rule changes, so that no
+# rule is tuned on them). --only NAME runs one project of any set.
+#
+# Views are built with default options. CORPUS_VIEW_OPTS adds view options to every export
+# and translate (e.g. CORPUS_VIEW_OPTS=--rename-pure-locals). CORPUS_FREEZE_DIR=DIR adds
+# `--freeze DIR/NAME.txt` for each project that has such a file (unused by default).
+# CORPUS_SKIP_INSTALL=1 skips the `pip install -e .` check.
 #
 # Work dir layout (default /var/tmp/schrodinger-corpus):
 #   cache/NAME-VER/      the downloaded sdist (kept between runs)
 #   NAME/original/       the unpacked sdist, a git repository (never committed to this project)
-#   NAME/venv/           pytest and the test dependencies; the project itself is NOT installed
-#   NAME/view/           `schrodinger export` of original
-#   NAME/results/        junit XML, logs, report.json
+#   NAME/venv/           the test dependencies; the project itself is NOT installed; rebuilt
+#                        only when its pinned dependency list changes (NAME/venv/.deps)
+#   NAME/view/           `schrodinger export` of original, also made a git repository
+#   NAME/results/        junit XML or runner logs, status of both trees, report.json
 #
 # Imports are arranged the same way on both sides: PYTHONPATH=<side>/<import root> (the view's
-# import root is the translated name), tests run from <side> as the working directory.
-# Network: pip talks to the package registry only; the tests themselves need none.
-set -euo pipefail
+# import root is the translated name), tests run from <side> as the working directory, in a
+# network namespace of their own (loopback only). pip talks to the package registry only.
+set -uo pipefail
 
 SEED=7
 ONLY=""
+SET=work
 WORK=/var/tmp/schrodinger-corpus
 while [ $# -gt 0 ]; do
     case "$1" in
         --seed) SEED="$2"; shift 2 ;;
         --only) ONLY="$2"; shift 2 ;;
+        --set) SET="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
         *) echo "corpus.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
+case "$SET" in work|held|all) ;; *) echo "corpus.sh: --set takes work, held or all" >&2; exit 2 ;; esac
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${SCHRODINGER:-${CARGO_TARGET_DIR:-$ROOT/target}/release/schrodinger}
 PYTHON=${CORPUS_PYTHON:-python3}
-TEST_TIMEOUT=${CORPUS_TEST_TIMEOUT:-1800}
+TEST_TIMEOUT=${CORPUS_TEST_TIMEOUT:-1200}
+INSTALL_TIMEOUT=${CORPUS_INSTALL_TIMEOUT:-600}
 
 if [ ! -x "$BIN" ]; then
-    (cd "$ROOT" && cargo build --release)
+    (cd "$ROOT" && cargo build --release) || exit 1
 fi
 
-# name|version|import root|test paths|test dependencies (pinned)|deselected test ids (original)
+PYTEST=pytest==8.3.3
+# set|name|version|runner|import root|import names|test arguments|test dependencies (pinned)|deselected test ids|metadata
+#
+# metadata: "yes" puts a distribution record of the project (a .dist-info with METADATA only,
+# no code) into the venv, for packages that read their own version with importlib.metadata.
+# runner: pytest (junit XML) or django (tests/runtests.py --verbosity=2, read as unittest).
+# What each project is here for is in docs/corpus.md ("The corpus").
 PROJECTS=(
-    "flask|3.0.3|src|tests|pytest==8.3.3 werkzeug==3.0.4 jinja2==3.1.4 itsdangerous==2.2.0 click==8.1.7 blinker==1.8.2 asgiref==3.8.1 python-dotenv==1.0.1|"
-    "click|8.1.7|src|tests|pytest==8.3.3|"
-    "jinja2|3.1.4|src|tests|pytest==8.3.3 markupsafe==2.1.5|"
-    "attrs|24.2.0|src|tests|pytest==8.3.3 hypothesis==6.112.1 cloudpickle==3.0.0|"
-    "more-itertools|10.5.0|.|tests|pytest==8.3.3|"
-    "toolz|0.12.1|.|toolz/tests|pytest==8.3.3|"
+    "work|flask|3.0.3|pytest|src|flask|tests|$PYTEST werkzeug==3.0.4 jinja2==3.1.4 itsdangerous==2.2.0 click==8.1.7 blinker==1.8.2 asgiref==3.8.1 python-dotenv==1.0.1|"
+    "work|click|8.1.7|pytest|src|click|tests|$PYTEST|"
+    "work|jinja2|3.1.4|pytest|src|jinja2|tests|$PYTEST markupsafe==2.1.5|"
+    "work|attrs|24.2.0|pytest|src|attr attrs|tests|$PYTEST hypothesis==6.112.1 cloudpickle==3.0.0|"
+    "work|more-itertools|10.5.0|pytest|.|more_itertools|tests|$PYTEST|"
+    "work|toolz|0.12.1|pytest|.|toolz tlz|toolz/tests|$PYTEST|"
+    "work|pluggy|1.5.0|pytest|src|pluggy|testing|$PYTEST|"
+    "work|iniconfig|1.1.1|pytest|src|iniconfig|testing|$PYTEST py==1.11.0|"
+    "work|python-dateutil|2.9.0.post0|pytest|src|dateutil|tests|$PYTEST pytest-cov==5.0.0 hypothesis==6.112.1 freezegun==1.5.1 six==1.16.0|"
+    "work|tomlkit|0.13.2|pytest|.|tomlkit|tests|$PYTEST pyyaml==6.0.2|"
+    "work|babel|2.16.0|pytest|.|babel|tests|$PYTEST freezegun==1.5.1 pytz==2024.2|"
+    "work|markupsafe|2.1.5|pytest|src|markupsafe|tests|$PYTEST|"
+    "work|django|4.2.16|django|.|django|tests/runtests.py basic lookup many_to_one model_forms utils_tests|asgiref==3.8.1 sqlparse==0.5.1|"
+    "work|sympy|1.13.2|pytest|.|sympy|sympy/core/tests/test_basic.py sympy/logic/tests/test_boolalg.py sympy/sets/tests/test_sets.py sympy/utilities/tests/test_iterables.py|$PYTEST mpmath==1.3.0 hypothesis==6.112.1|"
+    "work|six|1.16.0|pytest|.|six|test_six.py|$PYTEST|"
+    "work|pyparsing|3.1.4|pytest|.|pyparsing|tests|$PYTEST|"
+    "work|pyflakes|3.2.0|pytest|.|pyflakes|pyflakes/test|$PYTEST|"
+    "work|markdown|3.7|pytest|.|markdown|tests|$PYTEST|"
+    "work|wcwidth|0.2.13|pytest|.|wcwidth|tests|$PYTEST pytest-cov==5.0.0|"
+    "work|jmespath|1.0.1|pytest|.|jmespath|tests|$PYTEST|"
+    "held|packaging|24.1|pytest|src|packaging|tests|$PYTEST pretend==1.0.9|"
+    "held|cachetools|5.5.0|pytest|src|cachetools|tests|$PYTEST|"
+    "held|idna|3.8|pytest|.|idna|tests|$PYTEST|"
+    "held|humanize|4.10.0|pytest|src|humanize|tests|$PYTEST pytest-cov==5.0.0 freezegun==1.5.1||yes"
+    "held|itsdangerous|2.2.0|pytest|src|itsdangerous|tests|$PYTEST freezegun==1.5.1|"
+    "held|pyrsistent|0.20.0|pytest|.|pyrsistent|tests|$PYTEST hypothesis==6.112.1|"
 )
 
 mkdir -p "$WORK/cache"
@@ -66,82 +102,169 @@ translate() {
         --to "$1" "$WORK/$2/original"
 }
 
+# failed NAME VERSION SET STEP LOGFILE: a report.json that says which step failed
+failed() {
+    log "$1: $4 failed (see $5)"
+    "$PYTHON" "$ROOT/scripts/corpus_report.py" failed --name "$1" --version "$2" --set "$3" \
+        --step "$4" --log "$5" --dir "$WORK/$1"
+}
+
+commit_tree() {
+    git -C "$1" init -q &&
+        git -C "$1" add -A -f &&
+        git -C "$1" -c user.name=corpus -c user.email=corpus@localhost commit -q -m "$2"
+}
+
+# run_side SIDE ROOT ARGS DESELECT: the project's tests on one side, without network
+run_side() {
+    local side=$1 sroot=$2 sargs=$3 sdesel=$4
+    local args=() d rc
+    for d in $sdesel; do args+=(--deselect "$d"); done
+    local cmd
+    if [ "$RUNNER" = django ]; then
+        # shellcheck disable=SC2206
+        cmd=("$PY" $sargs --verbosity=2 --parallel 1)
+    else
+        # shellcheck disable=SC2206
+        # --tb=native: pytest's own traceback rendering took minutes per module where
+        # thousands of tests fail (babel's view); the native one is also what a user sees
+        cmd=("$PY" -m pytest -q -p no:cacheprovider --continue-on-collection-errors --tb=native
+            --junitxml="$DIR/results/$side.xml" $sargs ${args[@]+"${args[@]}"})
+    fi
+    (cd "$DIR/$side" && env PYTHONPATH="$DIR/$side/$sroot" PYTHONDONTWRITEBYTECODE=1 \
+        PYTHONHASHSEED=0 HYPOTHESIS_STORAGE_DIRECTORY="$DIR/results/hypothesis-$side" \
+        unshare -n sh -c 'ip link set lo up 2>/dev/null; exec timeout "$0" "$@"' "$TEST_TIMEOUT" "${cmd[@]}") \
+        >"$DIR/results/$side.log" 2>&1
+    rc=$?
+    echo "$rc" >"$DIR/results/$side.rc"
+    log "$side (exit $rc): $(tail -n1 "$DIR/results/$side.log")"
+}
+
+# install_check SIDE: `pip install -e .` of a copy of that side in a throwaway venv
+install_check() {
+    local side=$1 tmp rc names
+    tmp=$(mktemp -d "$WORK/install.XXXXXX")
+    cp -a "$DIR/$side" "$tmp/tree"
+    "$PYTHON" -m venv "$tmp/venv" >/dev/null 2>&1
+    (cd "$tmp/tree" && timeout "$INSTALL_TIMEOUT" "$tmp/venv/bin/python" -m pip install -e .) \
+        >"$DIR/results/install-$side.log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        names=$IMPORTS
+        [ "$side" = view ] && names=$(printf '%s' "$IMPORTS" | translate view "$NAME")
+        # the editable install must make the (view's) packages importable from elsewhere
+        (cd "$tmp" && "$tmp/venv/bin/python" -c \
+            "import importlib, sys; [importlib.import_module(n) for n in sys.argv[1:]]" $names) \
+            >>"$DIR/results/install-$side.log" 2>&1
+        rc=$?
+        [ $rc -ne 0 ] && rc=100
+    fi
+    echo "$rc" >"$DIR/results/install-$side.rc"
+    rm -rf "$tmp"
+    log "pip install -e . ($side): exit $rc"
+}
+
 run_project() {
-    local name=$1 version=$2 root=$3 testpaths=$4 deps=$5 deselect=$6
+    local set=$1 name=$2 version=$3 runner=$4 root=$5 imports=$6 testargs=$7 deps=$8 deselect=$9
+    local metadata=${10}
+    NAME=$name RUNNER=$runner IMPORTS=$imports
     VIEW_OPTS=${CORPUS_VIEW_OPTS:-}
     if [ -n "${CORPUS_FREEZE_DIR:-}" ] && [ -f "$CORPUS_FREEZE_DIR/$name.txt" ]; then
         VIEW_OPTS="$VIEW_OPTS --freeze $(cd "$CORPUS_FREEZE_DIR" && pwd)/$name.txt"
     fi
-    local dir="$WORK/$name" cache="$WORK/cache/$name-$version"
-    log "== $name $version"
+    DIR="$WORK/$name"
+    local cache="$WORK/cache/$name-$version"
+    log "== $name $version ($set)"
+    rm -rf "$DIR/original" "$DIR/view" "$DIR/results"
+    mkdir -p "$DIR/original" "$DIR/results"
 
     # 1. sdist -> original (a git repository, so that any change the tests make shows up)
     if ! ls "$cache"/*.tar.gz >/dev/null 2>&1; then
         mkdir -p "$cache"
-        "$PYTHON" -m pip download -q --no-deps --no-binary :all: "$name==$version" -d "$cache"
+        if ! "$PYTHON" -m pip download -q --no-deps --no-binary :all: "$name==$version" -d "$cache" \
+            >"$DIR/results/download.log" 2>&1; then
+            rm -rf "$cache"
+            failed "$name" "$version" "$set" download "$DIR/results/download.log"
+            return
+        fi
     fi
     local sdist
     sdist=$(ls "$cache"/*.tar.gz | head -n1)
-    rm -rf "$dir/original" "$dir/view" "$dir/results"
-    mkdir -p "$dir/original" "$dir/results"
-    tar xzf "$sdist" -C "$dir/original" --strip-components=1
-    git -C "$dir/original" init -q
-    git -C "$dir/original" add -A -f
-    git -C "$dir/original" -c user.name=corpus -c user.email=corpus@localhost \
-        commit -q -m "$name $version sdist"
-
-    # 2. venv with pytest and the test dependencies (never the project itself)
-    if [ ! -f "$dir/venv/.deps" ] || [ "$(cat "$dir/venv/.deps")" != "$deps" ]; then
-        rm -rf "$dir/venv"
-        "$PYTHON" -m venv "$dir/venv"
-        # shellcheck disable=SC2086
-        "$dir/venv/bin/python" -m pip install -q $deps
-        printf '%s' "$deps" >"$dir/venv/.deps"
+    if ! { tar xzf "$sdist" -C "$DIR/original" --strip-components=1 &&
+        commit_tree "$DIR/original" "$name $version sdist"; } >"$DIR/results/unpack.log" 2>&1; then
+        failed "$name" "$version" "$set" unpack "$DIR/results/unpack.log"
+        return
     fi
-    local py="$dir/venv/bin/python"
 
-    # 3. the view
+    # 2. venv with the test dependencies (never the project itself), keyed by the pinned list
+    if [ ! -f "$DIR/venv/.deps" ] || [ "$(cat "$DIR/venv/.deps")" != "$deps" ]; then
+        rm -rf "$DIR/venv"
+        # shellcheck disable=SC2086
+        if ! { "$PYTHON" -m venv "$DIR/venv" && "$DIR/venv/bin/python" -m pip install -q $deps; } \
+            >"$DIR/results/venv.log" 2>&1; then
+            rm -rf "$DIR/venv"
+            failed "$name" "$version" "$set" venv "$DIR/results/venv.log"
+            return
+        fi
+        printf '%s' "$deps" >"$DIR/venv/.deps"
+    fi
+    PY="$DIR/venv/bin/python"
+    if [ "$metadata" = yes ]; then
+        local site
+        site=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+        mkdir -p "$site/$name-$version.dist-info"
+        printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$name" "$version" \
+            >"$site/$name-$version.dist-info/METADATA"
+    fi
+
+    # 3. the view, made a git repository too
     # shellcheck disable=SC2086
-    "$BIN" export --seed "$SEED" --python "$py" ${VIEW_OPTS:-} "$dir/original" "$dir/view" \
-        2>"$dir/results/export.log"
+    if ! "$BIN" export --seed "$SEED" --python "$PY" ${VIEW_OPTS:-} "$DIR/original" "$DIR/view" \
+        2>"$DIR/results/export.log"; then
+        failed "$name" "$version" "$set" export "$DIR/results/export.log"
+        return
+    fi
+    commit_tree "$DIR/view" view >>"$DIR/results/export.log" 2>&1
 
-    # 4./5. the same test command on both sides; view paths are translated
-    local vroot vtestpaths vdeselect
+    # 4./5. the same test command on both sides; view paths and labels are translated
+    local vroot vargs vdeselect
     vroot=$(printf '%s' "$root" | translate view "$name")
-    vtestpaths=$(printf '%s' "$testpaths" | translate view "$name")
+    vargs=$(printf '%s' "$testargs" | translate view "$name")
     vdeselect=$(printf '%s' "$deselect" | translate view "$name")
-    printf 'root=%s\ntestpaths=%s\ndeselect=%s\n' "$vroot" "$vtestpaths" "$vdeselect" >"$dir/results/view-args.txt"
+    printf 'root=%s\nargs=%s\ndeselect=%s\n' "$vroot" "$vargs" "$vdeselect" >"$DIR/results/view-args.txt"
+    run_side original "$root" "$testargs" "$deselect"
+    run_side view "$vroot" "$vargs" "$vdeselect"
 
-    run_side() {
-        local side=$1 sroot=$2 stests=$3 sdesel=$4
-        local args=() d
-        for d in $sdesel; do args+=(--deselect "$d"); done
-        # shellcheck disable=SC2086
-        (cd "$dir/$side" && env PYTHONPATH="$dir/$side/$sroot" PYTHONDONTWRITEBYTECODE=1 \
-            PYTHONHASHSEED=0 HYPOTHESIS_STORAGE_DIRECTORY="$dir/results/hypothesis-$side" timeout "$TEST_TIMEOUT" "$py" -m pytest -q -p no:cacheprovider --continue-on-collection-errors \
-            --junitxml="$dir/results/$side.xml" $stests ${args[@]+"${args[@]}"}) \
-            >"$dir/results/$side.log" 2>&1 || true
-        log "$side: $(tail -n1 "$dir/results/$side.log")"
-    }
-    run_side original "$root" "$testpaths" "$deselect"
-    run_side view "$vroot" "$vtestpaths" "$vdeselect"
+    # what the test run changed in each tree; then the original is put back as it was, since
+    # every later translation rebuilds the map from the original tree, and files the tests
+    # left there (.coverage, generated catalogs) would give another map than the view's
+    git -C "$DIR/original" status --porcelain --untracked-files=all >"$DIR/results/original-status.txt"
+    git -C "$DIR/view" status --porcelain --untracked-files=all >"$DIR/results/view-status.txt"
+    git -C "$DIR/original" checkout -q -- . && git -C "$DIR/original" clean -qfdx
+    translate original "$name" <"$DIR/results/view-status.txt" >"$DIR/results/view-status-translated.txt"
 
-    # the tests must not have changed the original
-    git -C "$dir/original" status --porcelain >"$dir/results/original-status.txt"
-    if [ -s "$dir/results/original-status.txt" ]; then
-        log "warning: the test run changed the original (see results/original-status.txt)"
+    # 6. the project's own editable install, in the view (and in the original when it fails)
+    if [ -z "${CORPUS_SKIP_INSTALL:-}" ]; then
+        install_check view
+        [ "$(cat "$DIR/results/install-view.rc")" != 0 ] && install_check original
     fi
 
-    # 6. compare and measure
-    CORPUS_VIEW_OPTS="$VIEW_OPTS" "$PYTHON" "$ROOT/scripts/corpus_report.py" project --bin "$BIN" --seed "$SEED" \
-        --python "$py" --name "$name" --version "$version" --dir "$dir"
+    # 7. compare and measure
+    CORPUS_VIEW_OPTS="$VIEW_OPTS" "$PYTHON" "$ROOT/scripts/corpus_report.py" project --bin "$BIN" \
+        --seed "$SEED" --python "$PY" --name "$name" --version "$version" --set "$set" \
+        --runner "$runner" --root "$root" --imports "$imports" --dir "$DIR" \
+        2>"$DIR/results/report.log" || failed "$name" "$version" "$set" report "$DIR/results/report.log"
 }
 
 ran=()
 for p in "${PROJECTS[@]}"; do
-    IFS='|' read -r name version root testpaths deps deselect <<<"$p"
-    if [ -n "$ONLY" ] && [ "$ONLY" != "$name" ]; then continue; fi
-    run_project "$name" "$version" "$root" "$testpaths" "$deps" "$deselect"
+    IFS='|' read -r pset name version runner root imports testargs deps deselect metadata <<<"$p"
+    if [ -n "$ONLY" ]; then
+        [ "$ONLY" != "$name" ] && continue
+    elif [ "$SET" != all ] && [ "$SET" != "$pset" ]; then
+        continue
+    fi
+    run_project "$pset" "$name" "$version" "$runner" "$root" "$imports" "$testargs" "$deps" "$deselect" "$metadata"
     ran+=("$name")
 done
 if [ ${#ran[@]} -eq 0 ]; then

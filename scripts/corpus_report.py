@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 """Measurements and test comparison for scripts/corpus.sh.
 
-  corpus_report.py project --bin B --seed N --python P --name NAME --version V --dir WORK/NAME
+  corpus_report.py project --bin B --seed N --python P --name NAME --version V --set S
+          --runner pytest|django --root R --imports "N..." --dir WORK/NAME
       writes WORK/NAME/results/report.json and prints a one-line summary
-  corpus_report.py table --work WORK NAME...
-      prints the markdown table and every differing test
+  corpus_report.py failed --name NAME --version V --set S --step STEP --log FILE --dir WORK/NAME
+      writes a report.json that records the step that failed
+  corpus_report.py table [--no-details] --work WORK NAME...
+      prints one markdown table per set and, below each, every difference found
 
-Strength numbers are computed from the trees (there is no `schrodinger map` yet):
+Two strength numbers use the tool's own translation (`translate --to view`):
 - owned identifiers: distinct identifiers the original's .py files define (ast: def/class
   names, parameters, assigned names and attributes, import aliases, except/match names),
   keywords and dunders left out; "renamed" = changed by `translate --to view`.
 - path components: distinct directory names and file stems of the original tree; "renamed" =
   changed by `translate --to view` (stems only, as the view keeps extensions).
+The others (corpus_strength.py) compare the exported view with the original and never ask
+the tool.
 """
 
 import argparse
@@ -21,7 +26,10 @@ import keyword
 import os
 import subprocess
 import sys
+import re
 import xml.etree.ElementTree as ET
+
+import corpus_strength
 
 HIDDEN = {".git", "__pycache__", ".pytest_cache"}
 
@@ -66,57 +74,32 @@ def stem_split(name):
     return (name, "") if i < 0 else (name[:i], name[i:])
 
 
-class Defs(ast.NodeVisitor):
-    def __init__(self):
-        self.names = set()
-
-    def add(self, n):
-        if n:
-            self.names.add(n)
-
-    def visit_FunctionDef(self, node):
-        self.add(node.name)
-        self.generic_visit(node)
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_ClassDef(self, node):
-        self.add(node.name)
-        self.generic_visit(node)
-
-    def visit_arg(self, node):
-        self.add(node.arg)
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Store):
-            self.add(node.id)
-
-    def visit_Attribute(self, node):
-        if isinstance(node.ctx, ast.Store):
-            self.add(node.attr)
-        self.generic_visit(node)
-
-    def visit_alias(self, node):
-        self.add(node.asname)
-
-    def visit_ExceptHandler(self, node):
-        self.add(node.name)
-        self.generic_visit(node)
-
-    def visit_MatchAs(self, node):
-        self.add(node.name)
-        self.generic_visit(node)
-
-    def visit_MatchStar(self, node):
-        self.add(node.name)
-
-    def visit_MatchMapping(self, node):
-        self.add(node.rest)
-        self.generic_visit(node)
+def defined_names(tree):
+    """Names a module defines: def/class names, parameters, assigned names and attributes,
+    import aliases, except/match names. Iterative (ast.walk), as deeply nested expressions
+    (sympy's) exceed the recursion limit of a recursive visitor."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+        elif isinstance(node, ast.alias):
+            out.add(node.asname)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+            out.add(node.name)
+        elif isinstance(node, ast.MatchMapping):
+            out.add(node.rest)
+    out.discard(None)
+    return out
 
 
 def owned_identifiers(root, files):
-    defs = Defs()
+    names = set()
     bad = 0
     for f in files:
         if not f.endswith((".py", ".pyi")):
@@ -124,12 +107,12 @@ def owned_identifiers(root, files):
         try:
             with open(os.path.join(root, f), "rb") as fh:
                 tree = ast.parse(fh.read(), filename=f)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError):
             bad += 1
             continue
-        defs.visit(tree)
+        names |= defined_names(tree)
     names = {
-        n for n in defs.names
+        n for n in names
         if not keyword.iskeyword(n) and not keyword.issoftkeyword(n)
         and not (len(n) > 4 and n.startswith("__") and n.endswith("__"))
     }
@@ -181,6 +164,97 @@ def counts(results):
     return c
 
 
+UNITTEST_START = re.compile(r"^(\w+) \(([\w.]+)\)(.*)$")
+UNITTEST_STATUS = re.compile(
+    r"(?:^|\s)\.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)$")
+UNITTEST_BLOCK = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)")
+UNITTEST_OUTCOME = {"ok": "passed", "FAIL": "failed", "ERROR": "error",
+                    "expected failure": "skipped", "unexpected success": "failed"}
+
+
+def unittest_log(path):
+    """test id -> (outcome, first lines of the failure), from a `-v`/`--verbosity=2` log
+    (Django's runtests.py). Ids are the dotted ids in parentheses; a status may follow on a
+    later line (a docstring's first line is printed in between)."""
+    out, details = {}, {}
+    if not os.path.exists(path):
+        return out
+    with open(path, errors="replace") as fh:
+        lines = fh.read().splitlines()
+    pending = None
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        blk = UNITTEST_BLOCK.match(ln)
+        if blk and i > 0 and lines[i - 1].startswith("====="):
+            body = []
+            j = i + 2
+            while j < len(lines) and not lines[j].startswith(("=====", "-----")):
+                body.append(lines[j])
+                j += 1
+            tid = blk.group(3)
+            details[tid] = "\n".join(body[-14:])[:3000]
+            if tid not in out:
+                out[tid] = (UNITTEST_OUTCOME[blk.group(1)], "")
+            i = j
+            continue
+        m = UNITTEST_START.match(ln)
+        if m:
+            pending = m.group(2)
+            ln = m.group(3)
+        st = UNITTEST_STATUS.search(ln)
+        if pending and st:
+            word = st.group(1)
+            out[pending] = ("skipped" if word.startswith("skipped") else UNITTEST_OUTCOME[word], "")
+            pending = None
+        i += 1
+    return {k: (oc, details.get(k, d)) for k, (oc, d) in out.items()}
+
+
+def results_of(runner, res_dir, side):
+    if runner == "django":
+        return unittest_log(os.path.join(res_dir, side + ".log"))
+    return junit(os.path.join(res_dir, side + ".xml"))
+
+
+def is_real_test(runner, tid):
+    """A test, not a module that failed to import or collect."""
+    if runner == "django":
+        return not tid.startswith("unittest.loader.")
+    return not tid.startswith("::") and "::" in tid
+
+
+def read_text(path, default=""):
+    try:
+        with open(path, errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return default
+
+
+def tail(path, n=15):
+    return "\n".join(read_text(path).rstrip().splitlines()[-n:])
+
+
+def error_lines(path, n=8):
+    """The lines of a log that say what went wrong, else its tail."""
+    text = read_text(path).rstrip().splitlines()
+    picked = [ln for ln in text if re.search(r"(?i)\berror\b|Traceback|Exception", ln)]
+    return "\n".join((picked or text)[-n:])
+
+
+def status_lines(path):
+    return sorted(ln for ln in read_text(path).splitlines() if ln.strip())
+
+
+def install_result(res_dir, side):
+    rc = read_text(os.path.join(res_dir, f"install-{side}.rc")).strip()
+    if not rc:
+        return None
+    log = os.path.join(res_dir, f"install-{side}.log")
+    return {"rc": int(rc), "error": "" if rc == "0" else error_lines(log)}
+
+
 def project(args):
     orig = os.path.join(args.dir, "original")
     view = os.path.join(args.dir, "view")
@@ -228,8 +302,8 @@ def project(args):
     missing_paths = [p for p in files + dirs if view_path(p) not in vset]
 
     # tests
-    o = junit(os.path.join(res_dir, "original.xml"))
-    v_raw = junit(os.path.join(res_dir, "view.xml"))
+    o = results_of(args.runner, res_dir, "original")
+    v_raw = results_of(args.runner, res_dir, "view")
     vids = sorted(v_raw)
     back = translate(args, "original", vids)
     v = {}
@@ -248,8 +322,12 @@ def project(args):
                 "original": a[0], "view": b[0],
                 "original_detail": a[1], "view_detail": b[1],
             })
+
+    o_status = status_lines(os.path.join(res_dir, "original-status.txt"))
+    v_status = status_lines(os.path.join(res_dir, "view-status-translated.txt"))
     report = {
-        "name": args.name, "version": args.version,
+        "name": args.name, "version": args.version, "set": args.set, "runner": args.runner,
+        "failed_step": None,
         "files": len(files), "py_files": sum(f.endswith(".py") for f in files),
         "unparsable_py": unparsable,
         "owned_identifiers": len(owned), "renamed_identifiers": len(renamed),
@@ -257,11 +335,30 @@ def project(args):
         "path_components": len(comps), "renamed_path_components": comps_renamed,
         "paths_not_found_in_view": missing_paths[:50],
         "original_tests": counts(o), "view_tests": counts(v),
+        "original_real_tests": sum(is_real_test(args.runner, t) for t in o),
+        "view_real_tests": sum(is_real_test(args.runner, t) for t in v_raw),
+        "original_exit": read_text(os.path.join(res_dir, "original.rc")).strip(),
+        "view_exit": read_text(os.path.join(res_dir, "view.rc")).strip(),
+        "view_log_tail": tail(os.path.join(res_dir, "view.log")),
         "same": same, "differing": diffs,
+        "original_status": o_status, "view_status": v_status,
+        "install_view": install_result(res_dir, "view"),
+        "install_original": install_result(res_dir, "original"),
+        "strength": corpus_strength.measure(orig, view, args.root, args.imports.split()),
     }
     with open(os.path.join(res_dir, "report.json"), "w") as fh:
         json.dump(report, fh, indent=1)
     print(summary(report))
+
+
+def failed(args):
+    res_dir = os.path.join(args.dir, "results")
+    os.makedirs(res_dir, exist_ok=True)
+    report = {"name": args.name, "version": args.version, "set": args.set,
+              "failed_step": args.step, "error": tail(args.log, 20)}
+    with open(os.path.join(res_dir, "report.json"), "w") as fh:
+        json.dump(report, fh, indent=1)
+    print(f"{args.name} {args.version}: {args.step} failed")
 
 
 def pct(a, b):
@@ -272,78 +369,169 @@ def pfes(c):
     return f"{c['passed']}/{c['failed']}/{c['error']}/{c['skipped']}"
 
 
+def split_diffs(r):
+    both = [d for d in r["differing"] if "missing" not in (d["original"], d["view"])]
+    only_o = [d for d in r["differing"] if d["view"] == "missing"]
+    only_v = [d for d in r["differing"] if d["original"] == "missing"]
+    return both, only_o, only_v
+
+
+def started(r):
+    return r["view_real_tests"] > 0
+
+
 def summary(r):
-    return (f"{r['name']} {r['version']}: files {r['files']}, owned identifiers "
-            f"{r['owned_identifiers']} renamed {pct(r['renamed_identifiers'], r['owned_identifiers'])}, "
-            f"path components {pct(r['renamed_path_components'], r['path_components'])}, "
-            f"original {pfes(r['original_tests'])}, view {pfes(r['view_tests'])}, "
-            f"same {r['same']}, differing {len(r['differing'])}")
+    both, only_o, only_v = split_diffs(r)
+    return (f"{r['name']} {r['version']}: original {pfes(r['original_tests'])}, "
+            f"view {pfes(r['view_tests'])}, same {r['same']}, differing {len(both)}, "
+            f"only original {len(only_o)}, only view {len(only_v)}; owned identifiers "
+            f"renamed {pct(r['renamed_identifiers'], r['owned_identifiers'])}")
+
+
+def strength_cells(s):
+    pkg = "yes" if not s["packages_kept"] else (
+        "no" if len(s["packages_kept"]) == len(s["imports"]) else
+        "partly (kept: " + ", ".join(s["packages_kept"]) + ")")
+    n, m = s["public_names"], s["module_components"]
+    return [pkg,
+            f"{pct(m - len(s['module_components_kept']), m)} of {m}",
+            f"{pct(n - len(s['public_names_in_view_code']), n)} of {n}",
+            pct(n - len(s["public_names_in_view_anywhere"]), n)]
+
+
+def install_cell(r):
+    iv, io = r.get("install_view"), r.get("install_original")
+    if iv is None:
+        return "not tried"
+    if iv["rc"] == 0:
+        return "ok"
+    what = "import fails" if iv["rc"] == 100 else "fails"
+    if io is not None:
+        what += " (original ok)" if io["rc"] == 0 else " (original fails too)"
+    return what
+
+
+def side_effects_cell(r):
+    o, v = r["original_status"], r["view_status"]
+    if o == v:
+        return "same" + (f" ({len(o)} changes)" if o else " (none)")
+    return f"differ ({len(o)} vs {len(v)})"
+
+
+HEADER = ("| project | started on view | tests original / view | same | differing "
+          "| only original | only view | side effects | `pip install -e .` in view "
+          "| package renamed | module path components hidden | public names hidden in code "
+          "| public names absent from view | owned identifiers renamed |")
+
+
+def row(r):
+    name = f"{r['name']} {r['version']}"
+    if r.get("failed_step"):
+        return f"| {name} | **{r['failed_step']} failed** |" + " - |" * 12
+    both, only_o, only_v = split_diffs(r)
+    start = "yes" if started(r) else (
+        "**no**" if r["original_real_tests"] else "no (nor the original)")
+    cells = [name, start,
+             f"{sum(r['original_tests'].values())} / {sum(r['view_tests'].values())}",
+             str(r["same"]), str(len(both)), str(len(only_o)), str(len(only_v)),
+             side_effects_cell(r), install_cell(r), *strength_cells(r["strength"]),
+             pct(r["renamed_identifiers"], r["owned_identifiers"])]
+    return "| " + " | ".join(cells) + " |"
+
+
+def details(r):
+    if r.get("failed_step"):
+        print(f"\n### {r['name']}: {r['failed_step']} failed\n\n```\n{r['error']}\n```")
+        return
+    both, only_o, only_v = split_diffs(r)
+    if not started(r):
+        print(f"\n### {r['name']}: the suite did not start on the view\n")
+        print("```\n" + r["view_log_tail"] + "\n```")
+    if r["original_status"] != r["view_status"]:
+        print(f"\n{r['name']}: the test run changed the trees differently. Original: "
+              f"{r['original_status'][:5]}; view (translated): {r['view_status'][:5]}")
+    for side in ("view", "original"):
+        inst = r.get(f"install_{side}")
+        if inst and inst["rc"] != 0:
+            print(f"\n{r['name']}: `pip install -e .` in the {side} failed (exit {inst['rc']}):\n")
+            print("```\n" + inst["error"] + "\n```")
+    if r["paths_not_found_in_view"]:
+        print(f"\n{r['name']}: {len(r['paths_not_found_in_view'])} original paths whose "
+              f"translation is not in the view, e.g. {r['paths_not_found_in_view'][:5]}")
+    if not r["differing"]:
+        return
+    print(f"\n### {r['name']}: {len(both)} differing, {len(only_o)} only on the original, "
+          f"{len(only_v)} only on the view\n")
+    # Tests present on one side only (a module that failed to collect, or an id that
+    # did not translate back) are grouped by module.
+    missing = {}
+    for d in only_o + only_v:
+        side = "view" if d["view"] == "missing" else "original"
+        mod = d["id"].split("::")[0] if "::" in d["id"] else d["id"].rsplit(".", 1)[0]
+        missing.setdefault((mod, side), []).append(d)
+    for (mod, side), ds in sorted(missing.items()):
+        other = "original" if side == "view" else "view"
+        outcomes = sorted({d[other] for d in ds})
+        print(f"- {len(ds)} tests of `{mod}` missing on the {side} side "
+              f"({'/'.join(outcomes)} on the {other}), e.g. `{ds[0]['id']}`"
+              + (f" (view id `{ds[0]['view_id']}`)" if ds[0]["view_id"] else ""))
+    shown = both + [d for d in only_v if d["view"] in ("failed", "error")]
+    for d in shown[:40]:
+        print(f"- `{d['id']}`: original {d['original']}, view {d['view']}"
+              + (f" (view id `{d['view_id']}`)" if d["view_id"] and d["view_id"] != d["id"] else ""))
+        detail = d["view_detail"] if d["view"] in ("failed", "error") else d["original_detail"]
+        if detail:
+            print("  ```")
+            for ln in detail.splitlines()[:8]:
+                print("  " + ln[:200])
+            print("  ```")
+    if len(shown) > 40:
+        print(f"- ... and {len(shown) - 40} more (results/report.json)")
 
 
 def table(args):
     rows = []
     for name in args.names:
-        with open(os.path.join(args.work, name, "results", "report.json")) as fh:
-            rows.append(json.load(fh))
-    print("| project | files (.py) | owned identifiers | renamed | path components | renamed "
-          "| original p/f/e/s | view p/f/e/s | same outcome | differing |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['name']} {r['version']} | {r['files']} ({r['py_files']}) "
-              f"| {r['owned_identifiers']} | {pct(r['renamed_identifiers'], r['owned_identifiers'])} "
-              f"| {r['path_components']} | {pct(r['renamed_path_components'], r['path_components'])} "
-              f"| {pfes(r['original_tests'])} | {pfes(r['view_tests'])} "
-              f"| {r['same']} | {len(r['differing'])} |")
-    for r in rows:
-        if r["paths_not_found_in_view"]:
-            print(f"\n{r['name']}: {len(r['paths_not_found_in_view'])} original paths whose "
-                  f"translation is not in the view, e.g. {r['paths_not_found_in_view'][:5]}")
-        if not r["differing"]:
+        path = os.path.join(args.work, name, "results", "report.json")
+        if not os.path.exists(path):
+            rows.append({"name": name, "version": "?", "set": "?", "failed_step": "report",
+                         "error": f"no {path}"})
             continue
-        print(f"\n### {r['name']}: {len(r['differing'])} differing tests\n")
-        # Tests present on one side only (a module that failed to collect, or an id that
-        # did not translate back) are grouped by module.
-        missing = {}
-        for d in r["differing"]:
-            if "missing" in (d["original"], d["view"]):
-                side = "view" if d["view"] == "missing" else "original"
-                missing.setdefault((d["id"].split("::")[0], side), []).append(d)
-        for (mod, side), ds in sorted(missing.items()):
-            other = "original" if side == "view" else "view"
-            outcomes = sorted({d[other] for d in ds})
-            print(f"- {len(ds)} tests of `{mod}` missing on the {side} side "
-                  f"({'/'.join(outcomes)} on the {other}), e.g. `{ds[0]['id']}`"
-                  + (f" (view id `{ds[0]['view_id']}`)" if ds[0]["view_id"] else ""))
-        for d in r["differing"]:
-            if "missing" in (d["original"], d["view"]) and not (
-                    d["view"] in ("failed", "error") and "::" not in d["id"]):
-                continue
-            print(f"- `{d['id']}`: original {d['original']}, view {d['view']}"
-                  + (f" (view id `{d['view_id']}`)" if d["view_id"] and d["view_id"] != d["id"] else ""))
-            detail = d["view_detail"] if d["view"] in ("failed", "error") else d["original_detail"]
-            if detail:
-                print("  ```")
-                for ln in detail.splitlines()[:8]:
-                    print("  " + ln[:200])
-                print("  ```")
+        with open(path) as fh:
+            rows.append(json.load(fh))
+    for set_name, title in (("work", "Working set"), ("held", "Held-aside set"), ("?", "Projects without a report")):
+        group = [r for r in rows if r.get("set") == set_name]
+        if not group:
+            continue
+        print(f"\n## {title}\n")
+        print(HEADER)
+        print("|" + "---|" * 14)
+        for r in group:
+            print(row(r))
+        if not args.no_details:
+            for r in group:
+                details(r)
 
 
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("project")
-    p.add_argument("--bin", required=True)
-    p.add_argument("--seed", required=True)
-    p.add_argument("--python", required=True)
-    p.add_argument("--name", required=True)
-    p.add_argument("--version", required=True)
-    p.add_argument("--dir", required=True)
+    for opt in ("--bin", "--seed", "--python", "--name", "--version", "--set", "--runner",
+                "--root", "--imports", "--dir"):
+        p.add_argument(opt, required=True)
+    f = sub.add_parser("failed")
+    for opt in ("--name", "--version", "--set", "--step", "--log", "--dir"):
+        f.add_argument(opt, required=True)
     t = sub.add_parser("table")
     t.add_argument("--work", required=True)
+    t.add_argument("--no-details", action="store_true", help="the tables only")
     t.add_argument("names", nargs="+")
     args = ap.parse_args()
     if args.cmd == "project":
         project(args)
+    elif args.cmd == "failed":
+        failed(args)
     else:
         table(args)
 
