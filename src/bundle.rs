@@ -582,15 +582,8 @@ pub fn build_with_env(
 fn tree_extensions(tree: &Tree) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
-        let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        if let Some(dot) = name.get(1..).and_then(|n| n.find('.')) {
-            for part in name[dot + 2..].split('.') {
-                if is_identifier(part) {
-                    out.insert(part.to_string());
-                }
-            }
+        if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
+            out.extend(crate::transform::name_extensions(name).map(str::to_string));
         }
     }
     out

@@ -11,6 +11,7 @@
 # all of them; a module that fails, hangs or kills the child is left out and the rest go on.
 import ast
 import builtins
+import types
 import configparser
 import json
 import keyword
@@ -23,7 +24,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 11
+SCAN_VERSION = 13
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -58,6 +59,9 @@ def fingerprint():
         except OSError:
             pass
     return {"fingerprint": "\n".join(parts)}
+
+
+HYPHENATED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)+")
 
 
 class Collector(ast.NodeVisitor):
@@ -111,6 +115,11 @@ class Collector(ast.NodeVisitor):
         # loads its plugins.
         if isinstance(node.value, str) and node.value in self.ep_groups:
             self.loads.add(node.value)
+        # A hyphenated name outside code holds as data (a plugin's name, `"logging-plugin"`,
+        # a command-line option): the view swaps such a string like the identifier spelled
+        # with underscores, so that identifier is an outside name too.
+        if isinstance(node.value, str) and HYPHENATED.fullmatch(node.value.lstrip("-")):
+            self.add(node.value.lstrip("-").replace("-", "_"))
 
     def visit_ImportFrom(self, node):
         for a in node.names:
@@ -452,6 +461,11 @@ def scan():
     for v in vars(builtins).values():
         if isinstance(v, type):
             base |= set(dir(v))
+    # Interpreter types are known by a `__name__` that no module binds (`types.CellType` is
+    # "cell", `types.FunctionType` "function"): code compares `type(x).__name__` with it.
+    for v in vars(types).values():
+        if isinstance(v, type):
+            base.add(v.__name__)
     stdlib, site = roots()
     ext = extension_suffixes()
     paths = {"": set()}
@@ -716,6 +730,7 @@ def c_names(mod):
             continue
         names.update(params(v))
         if isinstance(v, type):
+            names.add(v.__name__)
             for m in dir(v):
                 names.add(m)
                 try:

@@ -74,6 +74,38 @@ fn c_function_parameters_are_outside_names() {
     }
 }
 
+/// The interpreter's own types are known by `__name__`s no module binds (`types.CellType` is
+/// `cell`): code compares `type(x).__name__` with them, so they are outside names.
+#[test]
+fn interpreter_type_names_are_outside_names() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("stdlib")).unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    let s = scan(d.path(), "");
+    let stdlib = s.groups.get("");
+    for name in ["cell", "builtin_function_or_method", "mappingproxy"] {
+        assert!(has(stdlib, name), "{name} missing");
+    }
+}
+
+/// A hyphenated name that outside code holds as data (pytest registers its logging plugin as
+/// `"logging-plugin"`) is an outside name in its underscore spelling: the view swaps such a
+/// string like that identifier, so a test's `logging_plugin` must not change either.
+#[test]
+fn hyphenated_strings_of_outside_code_are_outside_names() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "stdlib/plugins.py",
+        "def setup(pm):\n    pm.register(object(), name=\"logging-plugin\")\n    return '--no-header'\n",
+    );
+    let s = scan(d.path(), "");
+    let stdlib = s.groups.get("");
+    assert!(has(stdlib, "logging_plugin"));
+    assert!(has(stdlib, "no_header"));
+}
+
 /// Where `inspect.signature` gives up, the parameters are read from `__text_signature__` or
 /// from a signature on the first line of the docstring.
 #[test]

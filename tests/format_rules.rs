@@ -17,40 +17,41 @@ fn file(rel: &str, content: &str) -> TreeFile {
     }
 }
 
-/// A repository named `toml` whose code uses `true` as a name (as sympy does), with a
+/// A repository named `toml_shelf` (a token of its name is an extension of its data files)
+/// whose code uses `true` as a name (as sympy does), with a
 /// pyproject, a Sphinx source directory, a data listing and tool-looked-up files.
 fn tree() -> Tree {
     let mut files = vec![
         file(
-            "toml/__init__.py",
+            "toml_shelf/__init__.py",
             "from .logic import true, Shelf\n__version__ = '1.0.dev0'\nURL = 'https://toml.example.org/toml/shelf'\n",
         ),
         file(
-            "toml/logic.py",
+            "toml_shelf/logic.py",
             "class Shelf:\n    def lend(self, patron):\n        return patron\n\ntrue = Shelf()\n",
         ),
-        file("toml/cli.py", "def main():\n    return 0\n"),
-        file("toml/stubbed.py", "def shelve(x):\n    return x\n"),
-        file("toml/stubbed.pyi", "def shelve(x: int) -> int: ...\n"),
+        file("toml_shelf/cli.py", "def main():\n    return 0\n"),
+        file("toml_shelf/stubbed.py", "def shelve(x):\n    return x\n"),
+        file("toml_shelf/stubbed.pyi", "def shelve(x: int) -> int: ...\n"),
         file(
             "pyproject.toml",
-            "[project]\nname = \"toml\"\ndynamic = [\"version\"]\ndependencies = [\"logic-tools>=1\"]\n\n[project.scripts]\nlogic = \"toml.cli:main\"\n\n[tool.pytest.ini_options]\nxfail_strict = true\ntestpaths = [\"tests\"]\n",
+            "[project]\nname = \"toml_shelf\"\ndynamic = [\"version\"]\ndependencies = [\"logic-tools>=1\"]\n\n[project.scripts]\nlogic = \"toml_shelf.cli:main\"\n\n[tool.pytest.ini_options]\nxfail_strict = true\ntestpaths = [\"tests\"]\n",
         ),
         file(
             "docs/conf.py",
-            "import toml\nproject = 'toml'\nextensions = ['sphinx.ext.autodoc', 'sphinx.ext.extlinks', 'toml.logic']\nextlinks = {'issue': ('https://github.com/x/toml/issues/%s', '#%s')}\nhtml_theme = 'alabaster'\n",
+            "import toml_shelf\nproject = 'toml_shelf'\nextensions = ['sphinx.ext.autodoc', 'sphinx.ext.extlinks', 'toml_shelf.logic']\nextlinks = {'issue': ('https://github.com/x/toml/issues/%s', '#%s')}\nhtml_theme = 'alabaster'\n",
         ),
-        file("docs/index.rst", "Shelf\n=====\n\n.. automodule:: toml.logic\n   :members:\n\nSee :class:`toml.logic.Shelf`.\n"),
+        file("docs/index.rst", "Shelf\n=====\n\n.. automodule:: toml_shelf.logic\n   :members:\n\nSee :class:`toml_shelf.logic.Shelf`.\n"),
         file("tests/data/books.toml", "title = \"x\"\n"),
         file("tests/data/listing.txt", "tests/data/books.toml\n"),
-        file("tests/test_logic.py", "from toml.logic import true\n\ndef test_true():\n    assert true.lend(1) == 1\n"),
+        file("tests/test_logic.py", "from toml_shelf.logic import true\n\ndef test_true():\n    assert true.lend(1) == 1\n"),
         file("noxfile.py", "def tests(session):\n    session.run('pytest')\n"),
-        file("toml/wsgi.py", "application = None\n"),
+        file("toml_shelf/wsgi.py", "application = None\n"),
     ];
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     Tree {
         files,
-        dirs: ["docs", "tests", "tests/data", "toml"]
+        dirs: ["docs", "tests", "tests/data", "toml_shelf"]
             .map(PathBuf::from)
             .to_vec(),
         generated: vec![],
@@ -90,11 +91,11 @@ fn pyproject_keeps_syntax_words_and_keys_and_renames_owned_names() {
     let t = tree();
     let b = bundle(&t);
     let r = b.renamer().unwrap();
-    // The repository's `true` and `toml` are renamed in code...
-    let code = view(&r, &t, "toml/logic.py");
+    // The repository's `true` and `toml_shelf` are renamed in code...
+    let code = view(&r, &t, "toml_shelf/logic.py");
     let true_v = image(&r, "true");
     assert!(code.contains(&format!("{true_v} = ")), "{code}");
-    let toml_v = image(&r, "toml");
+    let toml_v = image(&r, "toml_shelf");
     // ...but not where TOML means its own words and keys, nor in an outside distribution's
     // name (`logic-tools` is no name of the repository, though `logic` is).
     let p = view(&r, &t, "pyproject.toml");
@@ -119,7 +120,7 @@ fn sphinx_conf_keeps_its_name_settings_and_extension_names() {
     let r = b.renamer().unwrap();
     assert_eq!(&*r.swap_name(b"conf.py"), b"conf.py");
     let c = view(&r, &t, "docs/conf.py");
-    let toml_v = image(&r, "toml");
+    let toml_v = image(&r, "toml_shelf");
     let want = format!(
         "import {toml_v}\nproject = '{toml_v}'\nextensions = ['sphinx.ext.autodoc', 'sphinx.ext.extlinks', '{toml_v}.{logic_v}']\nextlinks = {{'issue': ('https://github.com/x/toml/issues/%s', '#%s')}}\nhtml_theme = 'alabaster'\n",
         logic_v = image(&r, "logic"),
@@ -137,7 +138,7 @@ fn sphinx_conf_keeps_its_name_settings_and_extension_names() {
 fn urls_and_versions_stay_in_python_strings() {
     let t = tree();
     let r = bundle(&t).renamer().unwrap();
-    let init = view(&r, &t, "toml/__init__.py");
+    let init = view(&r, &t, "toml_shelf/__init__.py");
     assert!(init.contains("'1.0.dev0'"), "{init}");
     assert!(
         init.contains("'https://toml.example.org/toml/shelf'"),
@@ -158,8 +159,13 @@ fn a_listing_keeps_the_tree_extension_its_files_keep() {
         view(&r, &t, "tests/data/listing.txt"),
         "tests/data/books.toml\n"
     );
-    // The module `toml` itself is renamed.
-    assert_ne!(&*r.swap_name(b"toml"), b"toml");
+    // The module `toml_shelf` is renamed, token by token; the extension itself, as a whole
+    // run, is kept wherever it appears.
+    assert_ne!(&*r.swap_name(b"toml_shelf"), b"toml_shelf");
+    assert_eq!(
+        r.swap_content(b"m.py", b"key = case['toml']\n"),
+        &b"key = case['toml']\n"[..]
+    );
 }
 
 #[test]

@@ -92,6 +92,22 @@ pub fn hidden_in_original(name: &[u8]) -> bool {
         || name.starts_with(WRITEBACK_TMP_PREFIX.as_bytes())
 }
 
+/// The extensions of a file or directory name, as `Renamer::swap_name` keeps them: every
+/// dot-separated part after the first dot that is not the first byte, when it is an identifier
+/// (`tar` and `gz` of `data.tar.gz`; none for `.coveragerc`).
+pub fn name_extensions(name: &str) -> impl Iterator<Item = &str> {
+    let rest = name
+        .get(1..)
+        .and_then(|n| n.find('.'))
+        .map_or("", |dot| &name[dot + 2..]);
+    rest.split('.').filter(|part| {
+        let b = part.as_bytes();
+        !b.is_empty()
+            && !b[0].is_ascii_digit()
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    })
+}
+
 /// Names of what tools generate in a Python checkout: byte-code, build and packaging output,
 /// test, coverage and lint caches. The one definition for the filesystem (such names created
 /// in the view live in the scratch area), the bundle (they are never part of the tree it is

@@ -39,6 +39,12 @@ pub enum FreezeReason {
     /// Named inside a binary file (a zip archive's member names), which the view serves
     /// unchanged.
     Binary,
+    /// A string literal in code that names a key a configuration file of the tree keeps
+    /// (`parser.get("versioneer", "VCS")` beside `[versioneer] VCS = git`).
+    Config,
+    /// An extension of a file name in the tree: names keep their extensions, so every text
+    /// keeps the word too (`name + ".toml"`, a dict keyed by the extensions it reads).
+    Extension,
 }
 
 /// Python keywords and soft keywords (3.12).
@@ -512,6 +518,8 @@ struct FileFacts<'a> {
     code_runs: HashSet<&'a str>,
     /// Runs that outside code could see (see `scope`).
     exposed: HashSet<&'a str>,
+    /// Runs that are a whole string literal (`"VCS"`), as code names a configuration key.
+    whole_strings: HashSet<&'a str>,
 }
 
 fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
@@ -534,6 +542,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         runs: HashSet::new(),
         code_runs: HashSet::new(),
         exposed: exposure.map(Exposure::finish).unwrap_or_default(),
+        whole_strings: HashSet::new(),
     };
     for imp in imports_in_runs(src, &runs) {
         let outside = imp.level == 0
@@ -553,6 +562,12 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         ff.runs.insert(run);
         if r.class == Class::Code {
             ff.code_runs.insert(run);
+        } else if r.class == Class::String
+            && r.start > 0
+            && matches!(src[r.start - 1], b'"' | b'\'')
+            && src.get(r.end) == Some(&src[r.start - 1])
+        {
+            ff.whole_strings.insert(run);
         }
     }
     ff
@@ -569,6 +584,13 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     for t in TOOL_RUNS {
         f.frozen_runs.insert(t.to_string(), FreezeReason::Tool);
+    }
+    for n in &input.names {
+        for e in super::name_extensions(n) {
+            f.frozen_runs
+                .entry(e.to_string())
+                .or_insert(FreezeReason::Extension);
+        }
     }
     for u in input.user {
         f.frozen_runs.insert(u.clone(), FreezeReason::User);
@@ -608,6 +630,39 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             (used, fixed)
         })
         .unzip();
+    // Keys and syntax words that configuration files keep (TOML exactly; INI without case,
+    // as configparser reads option names), URLs and other protected spans aside: code that
+    // names one in a string literal reads the file by it (`parser.get("versioneer", "VCS")`),
+    // so that literal must keep it too.
+    let mut toml_words: HashSet<&str> = HashSet::new();
+    let mut ini_words: HashSet<String> = HashSet::new();
+    for (path, src) in &input.text {
+        let plain = formats::Plain::default();
+        let (runs, lower) = match formats::format_of(path.as_bytes()) {
+            formats::Format::Toml => (formats::toml::runs(src), false),
+            formats::Format::Ini => (formats::ini::runs(src, &plain), true),
+            _ => continue,
+        };
+        for r in runs.iter().filter(|r| r.class == Class::Fixed) {
+            if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
+                if lower {
+                    ini_words.insert(run.to_ascii_lowercase());
+                } else {
+                    toml_words.insert(run);
+                }
+            }
+        }
+    }
+    for ff in &facts {
+        for w in &ff.whole_strings {
+            let hit = toml_words.contains(*w) || ini_words.contains(&w.to_ascii_lowercase());
+            if hit && owned_tokens(w).next().is_some() {
+                f.frozen_runs
+                    .entry(w.to_string())
+                    .or_insert(FreezeReason::Config);
+            }
+        }
+    }
     let mut all_runs: HashSet<&str> = HashSet::new();
     let mut code_runs: HashSet<&str> = HashSet::new();
     // Runs outside code could see: exposed in a Python file, or anywhere in a text file or a
@@ -814,6 +869,8 @@ fn built_from_data(
     dynamic_rests(run, fragment_index).into_iter().any(|rest| {
         freeze_reason(rest, input, f).is_some()
             || (tokens::word_count(rest) < 2 && !f.code_runs.contains(rest))
+            // A compound that strings keep whole (a piece of it is frozen on its own).
+            || kept_in_strings(rest, input, f)
     })
 }
 
@@ -1013,6 +1070,71 @@ mod tests {
         // A sibling module that the environment does not provide is the repository's.
         assert!(!is_outside_module("helpers", &input));
         assert!(is_outside_module("numpy", &input));
+    }
+
+    /// A string literal in code naming a key that a configuration file keeps stays (INI
+    /// without case): versioneer reads `[versioneer] VCS = git` from setup.cfg by the strings
+    /// `"versioneer"` and `"VCS"`, and the key does not change in the view.
+    #[test]
+    fn strings_naming_configuration_keys_stay() {
+        let own = set(&["versioneer", "tool"]);
+        let defined = set(&["versioneer", "get_config", "parser", "VCS", "tool", "style"]);
+        let py: &[u8] = b"def get_config(parser):\n    VCS = parser.get(\"versioneer\", \"VCS\")\n    return VCS, \"style\"\n";
+        let cfg: &[u8] = b"[versioneer]\nvcs = git\nstyle = pep440\n";
+        let input = PolicyInput {
+            python: vec![("versioneer.py", py), ("tool.py", b"x = 1\n")],
+            text: vec![("setup.cfg", cfg)],
+            binary: vec![],
+            names: vec!["versioneer.py", "tool.py", "setup.cfg"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &set(&["get"]),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("versioneer"), Some(&FreezeReason::Config));
+        assert_eq!(f.frozen_runs.get("VCS"), Some(&FreezeReason::Config));
+        // `style` is a key of the file too.
+        assert_eq!(f.frozen_runs.get("style"), Some(&FreezeReason::Config));
+        assert!(f.owned_runs.contains("get_config"));
+        assert!(
+            f.owned_runs.contains("tool"),
+            "not named in a string: stays renamed"
+        );
+    }
+
+    /// Every extension of a name in the tree is frozen wherever it appears: file names keep
+    /// their extensions, and code builds or reads them as data (`name + ".toml"`,
+    /// `case["toml"]`), so a package named like one keeps that word.
+    #[test]
+    fn extensions_of_the_trees_names_are_frozen_everywhere() {
+        let own = set(&["toml"]);
+        let defined = set(&["toml", "load_case", "case"]);
+        let src: &[u8] =
+            b"def load_case(case):\n    return case[\"toml\"], case[\"name\"] + \".toml\"\n";
+        let input = PolicyInput {
+            python: vec![("toml/cases.py", src)],
+            text: vec![],
+            binary: vec![],
+            names: vec!["toml", "cases.py", "tests", "books.toml", "archive.tar.gz"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &BTreeSet::new(),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("toml"), Some(&FreezeReason::Extension));
+        assert_eq!(f.frozen_runs.get("gz"), Some(&FreezeReason::Extension));
+        assert!(!f.owned_runs.contains("toml"), "{:?}", f.owned_runs);
+        assert!(f.owned_runs.contains("load_case"));
     }
 
     /// The renamer keeps a frozen run followed by digits (`Base2` beside the outside `Base`),
@@ -1392,6 +1514,41 @@ marker = Marker("example")
         assert_eq!(
             f.frozen_runs.get("example_impl"),
             Some(&FreezeReason::Dynamic)
+        );
+    }
+
+    /// A family run whose run-time part is a compound that strings keep whole (one piece is
+    /// frozen: `"unquoted_identifier"` with the outside `identifier`) stays: the name built at
+    /// run time keeps every word (jmespath's `getattr(self, "_token_nud_%s" % kind)`).
+    #[test]
+    fn family_runs_built_from_a_kept_compound_stay() {
+        let src: &[u8] = br#"
+class Parser:
+    def nud(self, token):
+        return getattr(self, "_token_nud_%s" % token["type"])(token)
+    def _token_nud_unquoted_identifier(self, token):
+        return token
+    def _token_nud_literal(self, token):
+        return token
+
+TOKENS = ["unquoted_identifier", "literal"]
+"#;
+        let defined = set(&[
+            "Parser",
+            "nud",
+            "token",
+            "_token_nud_unquoted_identifier",
+            "_token_nud_literal",
+            "TOKENS",
+        ]);
+        let env = set(&["getattr", "identifier"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert_eq!(
+            f.frozen_runs.get("_token_nud_unquoted_identifier"),
+            Some(&FreezeReason::Dynamic),
+            "{:?}",
+            f.owned_runs
         );
     }
 }

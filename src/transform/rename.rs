@@ -139,6 +139,14 @@ impl Renamer {
         stem.len() < run.len() && !stem.is_empty() && self.code_idents.contains(stem)
     }
 
+    /// Whether `run` is all upper case (digits and `_` aside) and its lower case is a run the
+    /// code uses.
+    fn is_upper_of_code_ident(&self, run: &str) -> bool {
+        run.bytes().any(|b| b.is_ascii_uppercase())
+            && !run.bytes().any(|b| b.is_ascii_lowercase())
+            && self.is_code_ident(&run.to_ascii_lowercase())
+    }
+
     /// Whether a letter token of `run`, taken as a run of its own (as written or lowercase),
     /// is frozen: `"_Namespace__attrs"` names a mangled attribute of an outside class,
     /// `"TEST_ARG"` may be built at run time from the frozen `arg`.
@@ -165,6 +173,12 @@ impl Renamer {
             Class::Dist => (self.is_code_ident(run) || self.is_code_ident(&img)).then_some(img),
             Class::String | Class::Comment | Class::Text => {
                 if self.is_code_ident(run) || self.is_code_ident(&img) {
+                    return Some(img);
+                }
+                // An upper-case run whose lower case the code uses: data that code turns into
+                // a name with `.lower()` (`"BYMONTH"` to the keyword `bymonth=`, an HTTP method
+                // to its handler), asked of the run and its image alike.
+                if self.is_upper_of_code_ident(run) || self.is_upper_of_code_ident(&img) {
                     return Some(img);
                 }
                 if tokens::word_count(run) < 2 {
@@ -438,6 +452,20 @@ mod tests {
                 "a = ['_Namespace__query', 'TEST_ARG_USER', 'user_query', 'arg0']\n"
             ),
             "a = ['_Namespace__query', 'TEST_ARG_USER', 'otter_ledger', 'arg0']\n"
+        );
+    }
+
+    #[test]
+    fn upper_case_data_follows_the_lower_case_name() {
+        let r = renamer();
+        // `query` is a code identifier: its upper-case spelling in data follows it, both ways.
+        assert_eq!(
+            swap_py(&r, "kwargs['QUERY'.lower()] = x  # QUERY\nm = 'SET'\n"),
+            "kwargs['LEDGER'.lower()] = x  # LEDGER\nm = 'SET'\n"
+        );
+        assert_eq!(
+            swap_py(&r, "kwargs['LEDGER'.lower()] = x  # LEDGER\nm = 'SET'\n"),
+            "kwargs['QUERY'.lower()] = x  # QUERY\nm = 'SET'\n"
         );
     }
 
