@@ -302,6 +302,9 @@ pub struct EnvScan {
     /// The interpreter's builtin names (`dir(builtins)`), sorted.
     #[serde(default)]
     pub builtins: Vec<String>,
+    /// Words of Unicode character names, lower case (`policy::PolicyInput::data_words`).
+    #[serde(default)]
+    pub unicode_words: Vec<String>,
     /// For each group ("" for the stdlib), the dotted paths of its modules and packages.
     #[serde(default)]
     pub module_paths: BTreeMap<String, Vec<String>>,
@@ -517,6 +520,7 @@ pub fn build_with_env(
     let defined: BTreeSet<String> = input_defined(&python, progress);
     tracing::info!(elapsed = ?t.elapsed(), "definitions parsed");
     progress.phase("choosing names", 0);
+    let unicode_words: BTreeSet<String> = env.unicode_words.iter().cloned().collect();
     let input = PolicyInput {
         python,
         text,
@@ -530,6 +534,7 @@ pub fn build_with_env(
         tree_modules: &tmods,
         user: &opts.freeze,
         defined: &defined,
+        data_words: &unicode_words,
     };
     let t = std::time::Instant::now();
     let found = policy::analyze(&input);

@@ -24,7 +24,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 13
+SCAN_VERSION = 14
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -559,6 +559,7 @@ def scan():
                 group_uses.setdefault(g, {}).setdefault(m, set()).update(names)
     for g, names in cnames.items():
         groups.setdefault(g, set()).update(names)
+    groups.setdefault("", set()).update(sqlite_words())
     # A vendored copy is its own group, reached through the package that carries it; so a
     # repository's own code vendored elsewhere (setuptools/_vendor/more_itertools) is dropped
     # with the repository's other copies instead of freezing every name it defines.
@@ -582,7 +583,35 @@ def scan():
             "loads": {g: sorted(e) for g, e in group_loads.items()},
             "uses": {g: {m: sorted(n for n in names if n and n.isidentifier())
                          for m, names in per.items()}
-                     for g, per in group_uses.items()}}
+                     for g, per in group_uses.items()},
+            "unicode_words": unicode_words()}
+
+
+def sqlite_words():
+    """SQLite's own names, which code writes in SQL strings (`PRAGMA foreign_keys`): its
+    pragmas and SQL functions, asked of the linked library."""
+    try:
+        import sqlite3
+        con = sqlite3.connect(":memory:")
+        words = {r[0] for r in con.execute("PRAGMA pragma_list")}
+        words |= {r[0] for r in con.execute("SELECT name FROM pragma_function_list")}
+        con.close()
+    except Exception:
+        return set()
+    return {w for w in words if isinstance(w, str) and w.isidentifier()}
+
+
+def unicode_words():
+    """Words of Unicode character names (`lamda` of GREEK SMALL LETTER LAMDA), lower case:
+    code looks characters up by them (`unicodedata.lookup("GREEK SMALL LETTER " + name)`)."""
+    import unicodedata
+    words = set()
+    for i in range(0x110000):
+        n = unicodedata.name(chr(i), None)
+        if n:
+            words.update(w for w in n.lower().replace("-", " ").split()
+                         if w.isalpha() and w.isascii() and len(w) >= 3)
+    return sorted(words)
 
 
 def dynload_modules(ext):

@@ -140,6 +140,9 @@ const TEXT_FRAGS: &[&str] = &[
     "--",
     "query-user",
     "ledger-otter",
+    "__",
+    "query__user",
+    "set__ledger_otter",
     "http-response",
 ];
 

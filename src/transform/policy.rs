@@ -310,6 +310,9 @@ pub struct PolicyInput<'a> {
     pub user: &'a [String],
     /// Names the repository's Python files define (see `defs`).
     pub defined: &'a BTreeSet<String>,
+    /// Words outside code looks data up by (the words of Unicode character names, lower
+    /// case): a string literal of the repository that is one of them stays.
+    pub data_words: &'a BTreeSet<String>,
 }
 
 /// Whether a top-level imported module is outside the repository: not one of its import
@@ -655,6 +658,17 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     for ff in &facts {
         for w in &ff.whole_strings {
+            // A word outside code looks data up by (`"lamda"`, which sympy passes on to
+            // `unicodedata.lookup("GREEK SMALL LETTER LAMDA")`).
+            if tokens::word_count(w) == 1
+                && w.bytes().all(|b| b.is_ascii_alphabetic())
+                && input.data_words.contains(&w.to_ascii_lowercase())
+                && owned_tokens(w).next().is_some()
+            {
+                f.frozen_runs
+                    .entry(w.to_string())
+                    .or_insert(FreezeReason::Outside);
+            }
             let hit = toml_words.contains(*w) || ini_words.contains(&w.to_ascii_lowercase());
             if hit && owned_tokens(w).next().is_some() {
                 f.frozen_runs
@@ -702,7 +716,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .flat_map_iter(|b| {
             // Distinct first: a catalog repeats its words, and the big set is slow to probe.
             let distinct: HashSet<&str> = identifier_runs(b).collect();
-            distinct.into_iter().filter(|r| all_runs.contains(r))
+            distinct
+                .into_iter()
+                .flat_map(|r| stored_names(r, &all_runs))
+                .collect::<Vec<_>>()
         })
         .collect();
     for run in binary_runs {
@@ -963,6 +980,24 @@ pub fn whole_names<'f>(
 
 /// The ASCII identifier runs of arbitrary bytes (a binary file's stored names). Simpler and
 /// faster than the text lexer; it may find a few more runs, which only freezes more.
+/// The repository's runs stored in a binary file as `word`: the word itself, and the runs
+/// that begin it or begin it after one byte. Serialized strings sit next to bytes that happen
+/// to be letters: a pickle writes `X\x0c\0\0\0time_formatsrC` (the string, then the opcode
+/// `r` and a memo index), a length byte may be a letter too.
+fn stored_names<'r>(word: &'r str, runs: &HashSet<&str>) -> Vec<&'r str> {
+    let mut out = Vec::new();
+    for skip in [0, 1] {
+        let Some(w) = word.get(skip..) else { continue };
+        for end in MIN_TOKEN_LEN..=w.len() {
+            let cand = &w[..end];
+            if runs.contains(cand) && !cand.as_bytes()[0].is_ascii_digit() {
+                out.push(cand);
+            }
+        }
+    }
+    out
+}
+
 fn identifier_runs(b: &[u8]) -> impl Iterator<Item = &str> {
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     b.split(move |&c| !word(c))
@@ -1063,6 +1098,7 @@ mod tests {
             tree_modules: &tree,
             user: &[],
             defined: &names,
+            data_words: &BTreeSet::new(),
         };
         // A tests/os/ folder does not make `import os` the repository's own.
         assert!(is_outside_module("os", &input));
@@ -1094,6 +1130,7 @@ mod tests {
             tree_modules: &own,
             user: &[],
             defined: &defined,
+            data_words: &BTreeSet::new(),
         };
         let f = analyze(&input);
         assert_eq!(f.frozen_runs.get("versioneer"), Some(&FreezeReason::Config));
@@ -1105,6 +1142,65 @@ mod tests {
             f.owned_runs.contains("tool"),
             "not named in a string: stays renamed"
         );
+    }
+
+    /// A string literal that is a word of outside data (a Unicode character name's word) stays:
+    /// sympy builds `unicodedata.lookup("GREEK SMALL LETTER " + name.upper())` from `"lamda"`.
+    #[test]
+    fn strings_that_are_words_of_outside_data_stay() {
+        let own = set(&["symbology"]);
+        let defined = set(&["lamda", "greek_letters", "pretty_name"]);
+        let data = set(&["lamda", "greek", "letter"]);
+        let py: &[u8] = b"greek_letters = ['alpha', 'lamda']\nlamda = 3\n\ndef pretty_name(x):\n    return 'pretty_name'\n";
+        let input = PolicyInput {
+            python: vec![("symbology.py", py)],
+            text: vec![],
+            binary: vec![],
+            names: vec!["symbology.py"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &BTreeSet::new(),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &data,
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("lamda"), Some(&FreezeReason::Outside));
+        assert!(f.owned_runs.contains("pretty_name"), "{:?}", f.owned_runs);
+    }
+
+    /// A name stored in a binary file next to bytes that happen to be letters (a pickle's
+    /// `X\x0c\0\0\0time_formatsrC`) is still a stored name, frozen like any other.
+    #[test]
+    fn names_stored_in_pickles_are_found() {
+        let own = set(&["dates"]);
+        let defined = set(&["time_formats", "Locale", "date_formats"]);
+        let py: &[u8] = b"class Locale:\n    @property\n    def time_formats(self):\n        return self._data['time_formats']\n    date_formats = None\n";
+        let blob: &[u8] = b"\x80\x02}q\x00(X\x0c\x00\x00\x00time_formatsrC\x0f\x00\x00}";
+        let input = PolicyInput {
+            python: vec![("dates.py", py)],
+            text: vec![],
+            binary: vec![blob],
+            names: vec!["dates.py", "en.dat"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &BTreeSet::new(),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &BTreeSet::new(),
+        };
+        let f = analyze(&input);
+        assert_eq!(
+            f.frozen_runs.get("time_formats"),
+            Some(&FreezeReason::Binary)
+        );
+        assert!(f.owned_runs.contains("date_formats"), "{:?}", f.owned_runs);
     }
 
     /// Every extension of a name in the tree is frozen wherever it appears: file names keep
@@ -1129,6 +1225,7 @@ mod tests {
             tree_modules: &own,
             user: &[],
             defined: &defined,
+            data_words: &BTreeSet::new(),
         };
         let f = analyze(&input);
         assert_eq!(f.frozen_runs.get("toml"), Some(&FreezeReason::Extension));
@@ -1159,6 +1256,7 @@ mod tests {
             tree_modules: &own,
             user: &[],
             defined: &defined,
+            data_words: &BTreeSet::new(),
         };
         let f = analyze(&input);
         assert!(f.frozen_owned.contains("Base2"), "{:?}", f.owned_runs);
@@ -1187,6 +1285,7 @@ mod tests {
             tree_modules: &tree,
             user: &["price_total".to_string()],
             defined: &defined,
+            data_words: &BTreeSet::new(),
         };
         let f = analyze(&input);
         assert_eq!(f.frozen_runs["json"], FreezeReason::Imported);
@@ -1255,6 +1354,7 @@ mod tests {
             tree_modules: &tree,
             user: &[],
             defined: &defined,
+            data_words: &BTreeSet::new(),
         };
         let f = analyze(&input);
         assert!(f.owned_runs.contains("result"), "{f:?}");
@@ -1328,6 +1428,7 @@ mod dynamic_tests {
             tree_modules: &NONE,
             user: &[],
             defined,
+            data_words: &NONE,
         }
     }
 

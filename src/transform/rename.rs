@@ -160,8 +160,33 @@ impl Renamer {
         })
     }
 
-    /// What a run becomes in a given class, or `None` when it stays.
+    /// What a run becomes in a given class, or `None` when it stays. A run made of segments
+    /// joined by a double underscore (Django's `content_type__app_label`, a mangled
+    /// `_Shelf__code`) is decided segment by segment, as the code that splits it at `__`
+    /// looks each one up; the segments sit at the same places in the run and in its image.
     pub fn swap_run(&self, run: &str, class: Class) -> Option<String> {
+        let Some(parts) = segments(run) else {
+            return self.swap_segment(run, class);
+        };
+        if self.is_frozen_run(run) {
+            return None;
+        }
+        let mut changed = false;
+        let out: Vec<String> = parts
+            .iter()
+            .map(|p| match self.swap_segment(p, class) {
+                Some(n) => {
+                    changed = true;
+                    n
+                }
+                None => p.to_string(),
+            })
+            .collect();
+        changed.then(|| out.join("__"))
+    }
+
+    /// [`Renamer::swap_run`] for a run with no inner double underscore.
+    fn swap_segment(&self, run: &str, class: Class) -> Option<String> {
         let img = self.image(run)?;
         if self.is_frozen_run(run) || self.is_frozen_run(&img) {
             return None;
@@ -346,6 +371,34 @@ impl Ask for Renamer {
     }
 }
 
+/// The segments of a run joined by inner double underscores (each `__` with a non-underscore
+/// byte on both sides), or `None` when it has none. Dunders, leading underscores and runs of
+/// three or more underscores are never split.
+fn segments(run: &str) -> Option<Vec<&str>> {
+    let b = run.as_bytes();
+    let mut cuts = Vec::new();
+    let mut i = 1;
+    while i + 2 < b.len() {
+        if b[i] == b'_' && b[i + 1] == b'_' && b[i - 1] != b'_' && b[i + 2] != b'_' {
+            cuts.push(i);
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    if cuts.is_empty() || is_dunder(run) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(cuts.len() + 1);
+    let mut start = 0;
+    for c in cuts {
+        out.push(&run[start..c]);
+        start = c + 2;
+    }
+    out.push(&run[start..]);
+    Some(out)
+}
+
 /// `__name__`-style runs are Python's own protocol and never change; nor does a run that
 /// ends like one (`dunder_default__`): code makes such names from a dunder by stripping its
 /// leading underscores (attrs names `__init__` keywords that way), and the dunder stays.
@@ -453,6 +506,30 @@ mod tests {
             ),
             "a = ['_Namespace__query', 'TEST_ARG_USER', 'otter_ledger', 'arg0']\n"
         );
+    }
+
+    #[test]
+    fn lookups_are_decided_segment_by_segment() {
+        // `set` is frozen here as a run of its own (`get` too); `query_user` is not.
+        let r = Renamer::new(
+            [("query", "ledger"), ("user", "otter"), ("set", "suite")],
+            ["set", "get"],
+            ["query_user"],
+        )
+        .unwrap();
+        assert_eq!(
+            swap_py(&r, "f(set__query_user=1, user__set='set__query_user')\n"),
+            "f(set__ledger_otter=1, otter__set='set__ledger_otter')\n"
+        );
+        // Both ways, and dunders and triple underscores stay whole.
+        assert_eq!(
+            swap_py(
+                &r,
+                "f(set__ledger_otter=1, otter__set='set__ledger_otter')\n"
+            ),
+            "f(set__query_user=1, user__set='set__query_user')\n"
+        );
+        assert_eq!(swap_py(&r, "__user__ user___set"), "__user__ otter___suite");
     }
 
     #[test]
