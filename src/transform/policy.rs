@@ -757,6 +757,15 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // (`name.endswith("_validator")`) compares whole names, which change alike with the
     // fragment's tokens frozen.
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
+    // Outside names in lower case: an upper-case run of the repository that spells one is a
+    // name made from it at run time (pyflakes dispatches on `type(node).__name__.upper()` to
+    // handlers named `FUNCTIONDEF`, after `ast.FunctionDef`).
+    let outside_lower: HashSet<String> = input
+        .env_names
+        .iter()
+        .filter(|n| n.bytes().any(|b| b.is_ascii_uppercase()))
+        .map(|n| n.to_ascii_lowercase())
+        .collect();
     for &run in &owned {
         // A run of a dynamic family is renamed only if its run-time part would be renamed
         // wherever that part comes from: as a name (not frozen) and inside strings (a code
@@ -774,6 +783,12 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         };
         let reason = reason.or_else(|| {
             built_from_data(run, &fragment_index, input, &f).then_some(FreezeReason::Dynamic)
+        });
+        let reason = reason.or_else(|| {
+            let upper = run.bytes().any(|b| b.is_ascii_uppercase())
+                && !run.bytes().any(|b| b.is_ascii_lowercase());
+            (upper && outside_lower.contains(&run.to_ascii_lowercase()))
+                .then_some(FreezeReason::Outside)
         });
         if let Some(reason) = reason {
             f.frozen_runs.entry(run.clone()).or_insert(reason);
@@ -1142,6 +1157,40 @@ mod tests {
             f.owned_runs.contains("tool"),
             "not named in a string: stays renamed"
         );
+    }
+
+    /// An upper-case run that spells an outside name with capitals stays: pyflakes dispatches
+    /// on `type(node).__name__.upper()`, so its handler `FUNCTIONDEF` is named after the
+    /// outside `ast.FunctionDef`.
+    #[test]
+    fn upper_case_spellings_of_outside_names_stay() {
+        let own = set(&["checker"]);
+        let defined = set(&["FUNCTIONDEF", "Checker", "handle", "SHELFCODE"]);
+        let env = set(&["FunctionDef", "shelfcode"]);
+        let py: &[u8] = b"class Checker:\n    def handle(self, node):\n        return getattr(self, type(node).__name__.upper())(node)\n    def FUNCTIONDEF(self, node):\n        return node\n    SHELFCODE = 1\n";
+        let input = PolicyInput {
+            python: vec![("checker.py", py)],
+            text: vec![],
+            binary: vec![],
+            names: vec!["checker.py"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &env,
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &BTreeSet::new(),
+        };
+        let f = analyze(&input);
+        assert_eq!(
+            f.frozen_runs.get("FUNCTIONDEF"),
+            Some(&FreezeReason::Outside)
+        );
+        // Only names with capitals count: an all-lower outside word frees its upper spelling.
+        assert!(f.owned_runs.contains("SHELFCODE"), "{:?}", f.owned_runs);
+        assert!(f.owned_runs.contains("handle"));
     }
 
     /// A string literal that is a word of outside data (a Unicode character name's word) stays:
