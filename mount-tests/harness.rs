@@ -118,6 +118,24 @@ impl Repo {
         Repo { dir, orig }
     }
 
+    /// A repository of the given files (relative path, contents), `git init` and one commit.
+    pub fn with_files(files: &[(&str, &str)]) -> Repo {
+        let dir = tempfile::Builder::new()
+            .prefix("schrodinger-mt-")
+            .tempdir()
+            .unwrap();
+        let orig = dir.path().join("orig");
+        for (rel, text) in files {
+            let p = orig.join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        run_ok(git(&orig).args(["init", "-q", "-b", "main"]));
+        run_ok(git(&orig).args(["add", "-A"]));
+        run_ok(git(&orig).args(["commit", "-q", "-m", "files"]));
+        Repo { dir, orig }
+    }
+
     /// Save the bundle of `seed` (built from the tree as it is now) and return its path.
     pub fn bundle(&self, seed: u64) -> PathBuf {
         let out = self.dir.path().join(format!("bundle-{seed}.json"));

@@ -17,6 +17,7 @@ mod leak;
 mod reorder;
 mod round_trip;
 mod staleness;
+mod startup;
 mod unittest;
 mod views;
 mod writes;
