@@ -646,7 +646,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             formats::Format::Ini => (formats::ini::runs(src, &plain), true),
             _ => continue,
         };
-        for r in runs.iter().filter(|r| r.class == Class::Fixed) {
+        for r in runs
+            .iter()
+            .filter(|r| r.class == Class::Fixed && is_config_key(src, r.start, r.end, lower))
+        {
             if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
                 if lower {
                     ini_words.insert(run.to_ascii_lowercase());
@@ -782,7 +785,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             r => r,
         };
         let reason = reason.or_else(|| {
-            built_from_data(run, &fragment_index, input, &f).then_some(FreezeReason::Dynamic)
+            built_from_data(run, &fragment_index, input, &f, &all_runs)
+                .then_some(FreezeReason::Dynamic)
         });
         let reason = reason.or_else(|| {
             let upper = run.bytes().any(|b| b.is_ascii_uppercase())
@@ -821,7 +825,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .code_runs
         .iter()
         .filter(|r| !owned.contains(r) && !f.frozen_runs.contains_key(*r))
-        .filter(|r| built_from_data(r, &fragment_index, input, &f))
+        .filter(|r| built_from_data(r, &fragment_index, input, &f, &all_runs))
         .cloned()
         .collect();
     for run in undefined {
@@ -897,12 +901,15 @@ fn built_from_data(
     fragment_index: &FragmentIndex,
     input: &PolicyInput<'_>,
     f: &Findings,
+    all_runs: &HashSet<&str>,
 ) -> bool {
     dynamic_rests(run, fragment_index).into_iter().any(|rest| {
         freeze_reason(rest, input, f).is_some()
             || (tokens::word_count(rest) < 2 && !f.code_runs.contains(rest))
-            // A compound that strings keep whole (a piece of it is frozen on its own).
-            || kept_in_strings(rest, input, f)
+            // A compound that strings keep whole (a piece of it is frozen on its own), when
+            // the repository holds it as data (`"unquoted_identifier"`): that is where the
+            // run-time part comes from.
+            || (kept_in_strings(rest, input, f) && all_runs.contains(rest))
     })
 }
 
@@ -995,6 +1002,27 @@ pub fn whole_names<'f>(
 
 /// The ASCII identifier runs of arbitrary bytes (a binary file's stored names). Simpler and
 /// faster than the text lexer; it may find a few more runs, which only freezes more.
+/// Whether the run at `start..end` of a TOML or INI file is (part of) a key: in a table or
+/// section header (`[tool.pytest]`), or before the line's first `=` (INI also `:`). Values,
+/// classifiers and URLs are no keys.
+fn is_config_key(src: &[u8], start: usize, end: usize, ini: bool) -> bool {
+    let line_start = src[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = src[end..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(src.len(), |i| end + i);
+    let line = &src[line_start..line_end];
+    let trimmed = line.iter().position(|b| !b.is_ascii_whitespace());
+    if trimmed.is_some_and(|i| line[i] == b'[') {
+        return line[..start - line_start].iter().all(|&b| b != b']');
+    }
+    let sep = line.iter().position(|&b| b == b'=' || (ini && b == b':'));
+    sep.is_some_and(|i| end - line_start <= i)
+}
+
 /// The repository's runs stored in a binary file as `word`: the word itself, and the runs
 /// that begin it or begin it after one byte. Serialized strings sit next to bytes that happen
 /// to be letters: a pickle writes `X\x0c\0\0\0time_formatsrC` (the string, then the opcode
@@ -1129,9 +1157,17 @@ mod tests {
     #[test]
     fn strings_naming_configuration_keys_stay() {
         let own = set(&["versioneer", "tool"]);
-        let defined = set(&["versioneer", "get_config", "parser", "VCS", "tool", "style"]);
-        let py: &[u8] = b"def get_config(parser):\n    VCS = parser.get(\"versioneer\", \"VCS\")\n    return VCS, \"style\"\n";
-        let cfg: &[u8] = b"[versioneer]\nvcs = git\nstyle = pep440\n";
+        let defined = set(&[
+            "versioneer",
+            "get_config",
+            "parser",
+            "VCS",
+            "tool",
+            "style",
+            "Tool",
+        ]);
+        let py: &[u8] = b"def get_config(parser):\n    VCS = parser.get(\"versioneer\", \"VCS\")\n    return VCS, \"style\", \"Tool\"\n\nclass Tool:\n    pass\n";
+        let cfg: &[u8] = b"[versioneer]\nvcs = git\nstyle = pep440\n[metadata]\nclassifiers = Framework :: Tool\n";
         let input = PolicyInput {
             python: vec![("versioneer.py", py), ("tool.py", b"x = 1\n")],
             text: vec![("setup.cfg", cfg)],
