@@ -30,6 +30,10 @@ pub struct Renamer {
     /// Extensions of files in the tree (the parts after a name's first dot), kept wherever
     /// text shows them as an extension (`formats::spans`).
     extensions: HashSet<Box<str>>,
+    /// Compounds of two or more words that begin or end a longer code run at a word boundary
+    /// (`ParamType` of `IntParamType`, `dynamic_cookie` of `set_dynamic_cookie`): data
+    /// compared with the ends of those names (`name.partition("ParamType")`, `endswith`).
+    code_affixes: HashSet<Box<str>>,
 }
 
 /// How a file's contents are read.
@@ -81,11 +85,14 @@ impl Renamer {
             map.insert(a.into(), b.into());
             map.insert(b.into(), a.into());
         }
+        let code_idents: HashSet<Box<str>> = code_idents.into_iter().map(Into::into).collect();
+        let code_affixes = code_idents.iter().flat_map(|r| affixes(r)).collect();
         Ok(Renamer {
             tokens: map,
             frozen_runs: frozen_runs.into_iter().map(Into::into).collect(),
-            code_idents: code_idents.into_iter().map(Into::into).collect(),
+            code_idents,
             extensions: HashSet::new(),
+            code_affixes,
         })
     }
 
@@ -208,6 +215,11 @@ impl Renamer {
                 }
                 if tokens::word_count(run) < 2 {
                     return None;
+                }
+                // The end or the start of code names, as data compared with them, follows them
+                // (asked of the run and its image, like the rest).
+                if self.code_affixes.contains(run) || self.code_affixes.contains(img.as_str()) {
+                    return Some(img);
                 }
                 // A compound the code never uses, in a string or a text file (data the program
                 // reads, names it builds): it may be joined at run time from a frozen piece
@@ -371,6 +383,37 @@ impl Ask for Renamer {
     }
 }
 
+/// The proper prefixes and suffixes of `run` that start or end at a word (two words at least,
+/// with the pieces between them): `IntParamType` gives `ParamType` and `IntParam`.
+fn affixes(run: &str) -> Vec<Box<str>> {
+    let pieces = tokens::split(run);
+    let words: Vec<usize> = pieces
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(p, Piece::Word(..)))
+        .map(|(i, _)| i)
+        .collect();
+    if words.len() < 3 {
+        return Vec::new();
+    }
+    let text = |a: usize, b: usize| -> String {
+        pieces[a..b]
+            .iter()
+            .map(|p| match p {
+                Piece::Word(w, _) | Piece::Other(w) => *w,
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    for k in 1..=words.len() - 2 {
+        // Suffix from the k-th word to the end, prefix up to the (len-1-k)-th word.
+        out.push(text(words[k], pieces.len()).into_boxed_str());
+        let last = words[words.len() - 1 - k];
+        out.push(text(0, last + 1).into_boxed_str());
+    }
+    out
+}
+
 /// The segments of a run joined by inner double underscores (each `__` with a non-underscore
 /// byte on both sides), or `None` when it has none. Dunders, leading underscores and runs of
 /// three or more underscores are never split.
@@ -505,6 +548,32 @@ mod tests {
                 "a = ['_Namespace__query', 'TEST_ARG_USER', 'user_query', 'arg0']\n"
             ),
             "a = ['_Namespace__query', 'TEST_ARG_USER', 'otter_ledger', 'arg0']\n"
+        );
+    }
+
+    #[test]
+    fn ends_of_code_names_in_data_follow_them() {
+        // `set` is frozen on its own, which alone would keep the compound `query_set` in a
+        // string; as the end of the code name `user_query_set` it follows that name.
+        let r = Renamer::new(
+            [("query", "ledger"), ("user", "otter"), ("set", "suite")],
+            ["set"],
+            ["user_query_set"],
+        )
+        .unwrap();
+        assert_eq!(
+            swap_py(
+                &r,
+                "n.endswith('query_set') or n.startswith('user_query') or 'set_user'\n"
+            ),
+            "n.endswith('ledger_suite') or n.startswith('otter_ledger') or 'set_user'\n"
+        );
+        assert_eq!(
+            swap_py(
+                &r,
+                "n.endswith('ledger_suite') or n.startswith('otter_ledger') or 'set_user'\n"
+            ),
+            "n.endswith('query_set') or n.startswith('user_query') or 'set_user'\n"
         );
     }
 
