@@ -56,6 +56,169 @@ pub const KEYWORDS: &[&str] = &[
 ];
 
 /// Runs that test runners and tools look up by name.
+/// SQL's words as SQLite knows them (its keyword list, and its type names), in the upper case
+/// code writes them in SQL strings (`"PRAGMA foreign_keys"`, `"DEFERRABLE INITIALLY
+/// DEFERRED"`): another language's keywords, never renamed.
+pub const SQL_KEYWORDS: &[&str] = &[
+    "ABORT",
+    "ACTION",
+    "ADD",
+    "AFTER",
+    "ALL",
+    "ALTER",
+    "ALWAYS",
+    "ANALYZE",
+    "AND",
+    "ASC",
+    "ATTACH",
+    "AUTOINCREMENT",
+    "BEFORE",
+    "BEGIN",
+    "BETWEEN",
+    "CASCADE",
+    "CASE",
+    "CAST",
+    "CHECK",
+    "COLLATE",
+    "COLUMN",
+    "COMMIT",
+    "CONFLICT",
+    "CONSTRAINT",
+    "CREATE",
+    "CROSS",
+    "CURRENT",
+    "CURRENT_DATE",
+    "CURRENT_TIME",
+    "CURRENT_TIMESTAMP",
+    "DATABASE",
+    "DEFAULT",
+    "DEFERRABLE",
+    "DEFERRED",
+    "DELETE",
+    "DESC",
+    "DETACH",
+    "DISTINCT",
+    "DROP",
+    "EACH",
+    "ELSE",
+    "END",
+    "ESCAPE",
+    "EXCEPT",
+    "EXCLUDE",
+    "EXCLUSIVE",
+    "EXISTS",
+    "EXPLAIN",
+    "FAIL",
+    "FILTER",
+    "FIRST",
+    "FOLLOWING",
+    "FOR",
+    "FOREIGN",
+    "FROM",
+    "FULL",
+    "GENERATED",
+    "GLOB",
+    "GROUP",
+    "GROUPS",
+    "HAVING",
+    "IGNORE",
+    "IMMEDIATE",
+    "INDEX",
+    "INDEXED",
+    "INITIALLY",
+    "INNER",
+    "INSERT",
+    "INSTEAD",
+    "INTERSECT",
+    "INTO",
+    "ISNULL",
+    "JOIN",
+    "KEY",
+    "LAST",
+    "LEFT",
+    "LIKE",
+    "LIMIT",
+    "MATCH",
+    "MATERIALIZED",
+    "NATURAL",
+    "NOTHING",
+    "NOTNULL",
+    "NULL",
+    "NULLS",
+    "OFFSET",
+    "ORDER",
+    "OTHERS",
+    "OUTER",
+    "OVER",
+    "PARTITION",
+    "PLAN",
+    "PRAGMA",
+    "PRECEDING",
+    "PRIMARY",
+    "QUERY",
+    "RAISE",
+    "RANGE",
+    "RECURSIVE",
+    "REFERENCES",
+    "REGEXP",
+    "REINDEX",
+    "RELEASE",
+    "RENAME",
+    "REPLACE",
+    "RESTRICT",
+    "RETURNING",
+    "RIGHT",
+    "ROLLBACK",
+    "ROW",
+    "ROWS",
+    "SAVEPOINT",
+    "SELECT",
+    "SET",
+    "TABLE",
+    "TEMP",
+    "TEMPORARY",
+    "THEN",
+    "TIES",
+    "TRANSACTION",
+    "TRIGGER",
+    "UNBOUNDED",
+    "UNION",
+    "UNIQUE",
+    "UPDATE",
+    "USING",
+    "VACUUM",
+    "VALUES",
+    "VIEW",
+    "VIRTUAL",
+    "WHEN",
+    "WHERE",
+    "WINDOW",
+    "WITH",
+    "WITHOUT",
+    "INTEGER",
+    "TEXT",
+    "REAL",
+    "BLOB",
+    "NUMERIC",
+    "VARCHAR",
+    "BOOLEAN",
+    "DATETIME",
+    "DATE",
+    "TIME",
+    "DECIMAL",
+    "BIGINT",
+    "SMALLINT",
+    "SERIAL",
+    "CHAR",
+    "COUNT",
+    "SUM",
+    "MIN",
+    "MAX",
+    "AVG",
+    "COALESCE",
+    "NULLIF",
+];
+
 pub const TOOL_RUNS: &[&str] = &[
     "self",
     "cls",
@@ -588,6 +751,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     for t in TOOL_RUNS {
         f.frozen_runs.insert(t.to_string(), FreezeReason::Tool);
     }
+    for k in SQL_KEYWORDS {
+        f.frozen_runs
+            .entry(k.to_string())
+            .or_insert(FreezeReason::Keyword);
+    }
     for n in &input.names {
         for e in super::name_extensions(n) {
             f.frozen_runs
@@ -731,6 +899,19 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             f.frozen_runs
                 .entry(run.to_string())
                 .or_insert(FreezeReason::Binary);
+        }
+    }
+    // An upper-case word of outside data in a string (`"DOUBLE-STRUCK CAPITAL N"`, a Unicode
+    // character name) stays, whatever the code calls its lower case.
+    for run in &all_runs {
+        if !code_runs.contains(run)
+            && run.len() >= MIN_TOKEN_LEN
+            && run.bytes().all(|b| b.is_ascii_uppercase())
+            && input.data_words.contains(&run.to_ascii_lowercase())
+        {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Outside);
         }
     }
     let mut seen: HashSet<String> = HashSet::new();
@@ -1193,6 +1374,36 @@ mod tests {
             f.owned_runs.contains("tool"),
             "not named in a string: stays renamed"
         );
+    }
+
+    /// SQL keywords and upper-case words of outside data in strings stay, though the code
+    /// uses their lower case (`deferred`, `double`) as names of its own.
+    #[test]
+    fn sql_keywords_and_upper_case_data_words_stay() {
+        let own = set(&["backend"]);
+        let defined = set(&["deferred", "double", "ledger"]);
+        let data = set(&["double", "struck", "capital"]);
+        let py: &[u8] = b"deferred = 1\ndouble = 2\nledger = 3\nSQL = 'DEFERRABLE INITIALLY DEFERRED'\nN = lookup('DOUBLE-STRUCK CAPITAL N')\nL = 'LEDGER'\n";
+        let input = PolicyInput {
+            python: vec![("backend.py", py)],
+            text: vec![],
+            binary: vec![],
+            names: vec!["backend.py"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &set(&["lookup"]),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &data,
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("DEFERRED"), Some(&FreezeReason::Keyword));
+        assert_eq!(f.frozen_runs.get("DOUBLE"), Some(&FreezeReason::Outside));
+        assert!(!f.frozen_runs.contains_key("LEDGER"));
+        assert!(f.owned_runs.contains("deferred") && f.owned_runs.contains("double"));
     }
 
     /// An upper-case run that spells an outside name with capitals stays: pyflakes dispatches
