@@ -556,7 +556,17 @@ pub fn build_with_env(
     // Frozen tokens that are no token of the repository (top-level domains) are no virtual
     // word either.
     excluded.extend(found.frozen_tokens.keys().cloned());
-    let (tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
+    let (mut tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
+    // Lower-case joins of CamelCase names (`logentry` of `LogEntry`) map with them and count
+    // as names the code uses, so strings holding them change alike.
+    let joined = lexicon::joined_pairs(&found.owned_runs, &tokens, &excluded, |j| {
+        found.frozen_tokens.contains_key(j)
+            || found.frozen_runs.contains_key(j)
+            || env_names.contains(j)
+    });
+    let mut code_idents = found.code_runs;
+    code_idents.extend(joined.keys().cloned());
+    tokens.extend(joined);
 
     // Only the frozen runs relevant to this repository are listed by reason; outside names
     // are kept whole because new code written in the view may use any of them.
@@ -570,7 +580,7 @@ pub fn build_with_env(
         frozen_tokens: found.frozen_tokens,
         frozen_runs: found.frozen_runs,
         outside_names: env_names,
-        code_idents: found.code_runs,
+        code_idents,
         owned_runs: found.owned_runs,
         frozen_owned: found.frozen_owned,
         local_runs: found.local_runs,

@@ -132,3 +132,110 @@ mod tests {
         assert_eq!(w.len(), longest.min(13), "{w}");
     }
 }
+
+/// Token pairs for the lower-case spellings of CamelCase names, which programs make from class
+/// names at run time (Django's `model_name`: `LogEntry` is `logentry` in migrations, content
+/// types and permissions): `logentry` <-> the join of its words' images, so that single word
+/// changes as the class does. Only names whose words are all mapped, and only joins that are
+/// neither a token of the repository nor an excluded word, nor already a word of the map, in
+/// either direction; two names that join to the same letters with different images give none.
+pub fn joined_pairs<'a>(
+    runs: impl IntoIterator<Item = &'a String>,
+    tokens: &BTreeMap<String, String>,
+    excluded: &BTreeSet<String>,
+    frozen: impl Fn(&str) -> bool,
+) -> BTreeMap<String, String> {
+    use super::tokens::{split, Piece};
+    let used: BTreeSet<&str> = tokens
+        .iter()
+        .flat_map(|(a, b)| [a.as_str(), b.as_str()])
+        .collect();
+    let mut found: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for run in runs {
+        let pieces = split(run);
+        if pieces.len() < 2 || !pieces.iter().all(|p| matches!(p, Piece::Word(..))) {
+            continue;
+        }
+        let mut joined = String::new();
+        let mut image = String::new();
+        let mut ok = true;
+        for p in &pieces {
+            let Piece::Word(w, _) = p else { unreachable!() };
+            let lw = w.to_ascii_lowercase();
+            match tokens.get(&lw) {
+                Some(v) => {
+                    joined.push_str(&lw);
+                    image.push_str(v);
+                }
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if !ok || joined == image || frozen(&joined) {
+            continue;
+        }
+        let clash = |w: &str| used.contains(w) || excluded.contains(w);
+        // The join itself may be a token of the repository (a string `"logentry"`): that is
+        // the point. Its image must be new, and neither may already be a word of the map.
+        if used.contains(joined.as_str()) || clash(&image) {
+            continue;
+        }
+        match found.get(&joined) {
+            Some(Some(prev)) if *prev != image => {
+                found.insert(joined, None);
+            }
+            Some(_) => {}
+            None => {
+                found.insert(joined, Some(image));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    let mut images = BTreeSet::new();
+    for (j, i) in found {
+        // Two joins with one image would break the bijection: keep the first.
+        if let Some(i) = i {
+            if images.insert(i.clone()) {
+                out.insert(j, i);
+            }
+        }
+    }
+    // Nor may a join be another pair's image.
+    out.retain(|j, _| !images.contains(j));
+    out
+}
+
+#[cfg(test)]
+mod joined_tests {
+    use super::*;
+
+    #[test]
+    fn camel_case_names_give_their_lower_case_joins() {
+        let tokens: BTreeMap<String, String> =
+            [("log", "seal"), ("entry", "bed"), ("content", "pear")]
+                .into_iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+        let runs: Vec<String> = ["LogEntry", "ContentType", "log_entry", "Log2Entry", "Entry"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let excluded: BTreeSet<String> = ["logentry".to_string()].into_iter().collect();
+        let pairs = joined_pairs(&runs, &tokens, &BTreeSet::new(), |_| false);
+        // `ContentType`: `type` is not mapped; `log_entry` and `Log2Entry` are no joins.
+        assert_eq!(
+            pairs.into_iter().collect::<Vec<_>>(),
+            [("logentry".to_string(), "sealbed".to_string())]
+        );
+        // An image that is a token of the repository (excluded) gives nothing; so does a
+        // frozen join.
+        let tokens2: BTreeMap<String, String> = [("seal", "log"), ("bed", "entry")]
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert!(joined_pairs(&["SealBed".to_string()], &tokens2, &excluded, |_| false).is_empty());
+        assert!(joined_pairs(&runs, &tokens, &BTreeSet::new(), |j| j == "logentry").is_empty());
+    }
+}

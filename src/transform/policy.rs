@@ -548,7 +548,9 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
         } else {
             run
         };
-        if text.bytes().filter(u8::is_ascii_alphabetic).count() < MIN_TOKEN_LEN {
+        // Two letters are enough for a family (`"is_%s" % fact` builds sympy's `is_integer`),
+        // though such a fragment has no token to freeze.
+        if text.bytes().filter(u8::is_ascii_alphabetic).count() < 2 {
             continue;
         }
         if dynamic_after || open_end {
@@ -1911,6 +1913,29 @@ marker = Marker("example")
         assert_eq!(
             f.frozen_runs.get("example_impl"),
             Some(&FreezeReason::Dynamic)
+        );
+    }
+
+    /// A fragment of two letters still names a family (`"is_%s" % fact`): a member whose
+    /// run-time part is frozen (`is_commutative`, with the outside `commutative`) stays.
+    #[test]
+    fn two_letter_fragments_name_families() {
+        let src: &[u8] = br#"
+def as_property(fact):
+    return "is_%s" % fact
+
+class Expr:
+    is_commutative = True
+"#;
+        let defined = set(&["as_property", "fact", "Expr", "is_commutative"]);
+        let env = set(&["commutative"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert_eq!(
+            f.frozen_runs.get("is_commutative"),
+            Some(&FreezeReason::Dynamic),
+            "{:?}",
+            f.owned_runs
         );
     }
 
