@@ -1014,9 +1014,51 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     for run in undefined {
         f.frozen_runs.insert(run, FreezeReason::Dynamic);
     }
+    freeze_joins_of_frozen_names(&mut f);
     // Module names count as code identifiers: imports and strings name them.
     f.code_runs.extend(input.tree_modules.iter().cloned());
     f
+}
+
+/// A CamelCase name that stays keeps its lower-case join too: programs make `logentry` from the
+/// class `LogEntry` at run time (Django's `model_name`), so a frozen `LogEntry` freezes the
+/// token `logentry` (which a migration's `model_name="logentry"` holds), with the same reason.
+/// Runs left with no token to map are no longer owned. The mirror of `lexicon::joined_pairs`.
+fn freeze_joins_of_frozen_names(f: &mut Findings) {
+    let mut frozen_joins: Vec<(String, FreezeReason)> = Vec::new();
+    for run in &f.frozen_owned {
+        let pieces = tokens::split(run);
+        if pieces.len() < 2 || !pieces.iter().all(|p| matches!(p, Piece::Word(..))) {
+            continue;
+        }
+        let join = run.to_ascii_lowercase();
+        if f.owned_tokens.contains(&join) {
+            let reason = f
+                .frozen_runs
+                .get(run)
+                .copied()
+                .unwrap_or(FreezeReason::Outside);
+            frozen_joins.push((join, reason));
+        }
+    }
+    if frozen_joins.is_empty() {
+        return;
+    }
+    for (join, reason) in frozen_joins {
+        f.owned_tokens.remove(&join);
+        f.frozen_tokens.entry(join).or_insert(reason);
+    }
+    let stale: Vec<String> = f
+        .owned_runs
+        .iter()
+        .filter(|r| !owned_tokens(r).any(|t| f.owned_tokens.contains(&t)))
+        .cloned()
+        .collect();
+    for r in stale {
+        f.owned_runs.remove(&r);
+        f.local_runs.remove(&r);
+        f.frozen_owned.insert(r);
+    }
 }
 
 /// Sphinx reads its settings from `conf.py` in its source directory (one that also holds
@@ -1914,6 +1956,22 @@ marker = Marker("example")
             f.frozen_runs.get("example_impl"),
             Some(&FreezeReason::Dynamic)
         );
+    }
+
+    /// A CamelCase name that stays (here stored in a binary catalog) keeps its lower-case
+    /// join, which migrations hold as a model name.
+    #[test]
+    fn a_frozen_camel_case_name_keeps_its_lower_case_join() {
+        let src: &[u8] = b"class LogEntry:\n    pass\n\nMIGRATION = dict(model_name='logentry')\nlogentry = LogEntry()\n";
+        let defined = set(&["LogEntry", "MIGRATION", "logentry"]);
+        let mut input = one_file(src, &NONE, &defined);
+        let blob: &[u8] = b"\x00msgid LogEntry\x00";
+        input.binary = vec![blob];
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("LogEntry"), Some(&FreezeReason::Binary));
+        assert_eq!(f.frozen_tokens.get("logentry"), Some(&FreezeReason::Binary));
+        assert!(!f.owned_runs.contains("logentry"), "{:?}", f.owned_runs);
+        assert!(f.owned_runs.contains("MIGRATION"));
     }
 
     /// A fragment of two letters still names a family (`"is_%s" % fact`): a member whose
