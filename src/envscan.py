@@ -24,7 +24,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 14
+SCAN_VERSION = 15
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -120,6 +120,12 @@ class Collector(ast.NodeVisitor):
         # with underscores, so that identifier is an outside name too.
         if isinstance(node.value, str) and HYPHENATED.fullmatch(node.value.lstrip("-")):
             self.add(node.value.lstrip("-").replace("-", "_"))
+        # An upper-case word outside code holds as data (`"NFKC"` for
+        # `unicodedata.normalize`, an HTTP method): repository strings equal to it are that
+        # data, whatever the repository calls the lower case.
+        v = node.value
+        if isinstance(v, str) and v.isidentifier() and v.isupper() and len(v) >= 2:
+            self.add(v)
 
     def visit_ImportFrom(self, node):
         for a in node.names:

@@ -88,7 +88,7 @@ fn interpreter_type_names_are_outside_names() {
     }
 }
 
-/// A hyphenated name that outside code holds as data (pytest registers its logging plugin as
+/// Names outside code holds as data: a hyphenated name (pytest registers its logging plugin as
 /// `"logging-plugin"`) is an outside name in its underscore spelling: the view swaps such a
 /// string like that identifier, so a test's `logging_plugin` must not change either.
 #[test]
@@ -98,12 +98,15 @@ fn hyphenated_strings_of_outside_code_are_outside_names() {
     write(
         d.path(),
         "stdlib/plugins.py",
-        "def setup(pm):\n    pm.register(object(), name=\"logging-plugin\")\n    return '--no-header'\n",
+        "def setup(pm):\n    pm.register(object(), name=\"logging-plugin\")\n    return '--no-header', normalize('NFKC', 'x'), 'Mixed'\n",
     );
     let s = scan(d.path(), "");
     let stdlib = s.groups.get("");
     assert!(has(stdlib, "logging_plugin"));
     assert!(has(stdlib, "no_header"));
+    // Upper-case words held as data are outside names too; other words are not.
+    assert!(has(stdlib, "NFKC"));
+    assert!(!has(stdlib, "Mixed"));
 }
 
 /// Where `inspect.signature` gives up, the parameters are read from `__text_signature__` or

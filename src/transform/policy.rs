@@ -942,6 +942,20 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // run time from data; a string that only shows an open underscore
     // (`name.endswith("_validator")`) compares whole names, which change alike with the
     // fragment's tokens frozen.
+    // The lower-case join of a CamelCase name the view renames (`selfref` of `SelfRef`) is a
+    // name the program uses (`lexicon::joined_pairs` maps it with the class): Django builds
+    // `selfref_set` from it, so such a family member is no data-built name.
+    let joins: Vec<String> = owned
+        .iter()
+        .filter(|r| {
+            let p = tokens::split(r);
+            p.len() >= 2
+                && p.iter().all(|x| matches!(x, Piece::Word(..)))
+                && freeze_reason(r, input, &f).is_none()
+        })
+        .map(|r| r.to_ascii_lowercase())
+        .collect();
+    f.code_runs.extend(joins);
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
     // Outside names in lower case: an upper-case run of the repository that spells one is a
     // name made from it at run time (pyflakes dispatches on `type(node).__name__.upper()` to
@@ -967,9 +981,22 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             }
             r => r,
         };
+        // A run of `__`-joined segments is decided segment by segment by the renamer
+        // (`rename::segments`): freezing it whole would keep a segment that changes elsewhere.
         let reason = reason.or_else(|| {
-            built_from_data(run, &fragment_index, input, &f, &all_runs)
-                .then_some(FreezeReason::Dynamic)
+            (super::rename::segments(run).is_none()
+                && built_from_data(run, &fragment_index, input, &f, &all_runs))
+            .then_some(FreezeReason::Dynamic)
+        });
+        // A CamelCase name whose lower-case join must stay (an outside name, `selfref`)
+        // stays too: the program derives the join from the class at run time.
+        let reason = reason.or_else(|| {
+            let p = tokens::split(run);
+            if p.len() >= 2 && p.iter().all(|x| matches!(x, Piece::Word(..))) {
+                freeze_reason(&run.to_ascii_lowercase(), input, &f)
+            } else {
+                None
+            }
         });
         let reason = reason.or_else(|| {
             let upper = run.bytes().any(|b| b.is_ascii_uppercase())
@@ -1008,6 +1035,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .code_runs
         .iter()
         .filter(|r| !owned.contains(r) && !f.frozen_runs.contains_key(*r))
+        .filter(|r| super::rename::segments(r).is_none())
         .filter(|r| built_from_data(r, &fragment_index, input, &f, &all_runs))
         .cloned()
         .collect();
@@ -1955,6 +1983,22 @@ marker = Marker("example")
         assert_eq!(
             f.frozen_runs.get("example_impl"),
             Some(&FreezeReason::Dynamic)
+        );
+    }
+
+    /// A CamelCase name whose lower-case join stays (an outside name) stays too.
+    #[test]
+    fn a_camel_case_name_stays_with_its_outside_join() {
+        let src: &[u8] = b"class SelfRef:\n    pass\n\nclass ShelfRow:\n    pass\n";
+        let defined = set(&["SelfRef", "ShelfRow"]);
+        let env = set(&["selfref"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("SelfRef"), Some(&FreezeReason::Outside));
+        assert!(f.owned_runs.contains("ShelfRow"));
+        assert!(
+            f.code_runs.contains("shelfrow"),
+            "its join is a name the code uses"
         );
     }
 

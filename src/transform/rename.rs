@@ -417,7 +417,7 @@ fn affixes(run: &str) -> Vec<Box<str>> {
 /// The segments of a run joined by inner double underscores (each `__` with a non-underscore
 /// byte on both sides), or `None` when it has none. Dunders, leading underscores and runs of
 /// three or more underscores are never split.
-fn segments(run: &str) -> Option<Vec<&str>> {
+pub fn segments(run: &str) -> Option<Vec<&str>> {
     let b = run.as_bytes();
     let mut cuts = Vec::new();
     let mut i = 1;
