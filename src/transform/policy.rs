@@ -549,8 +549,10 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
             run
         };
         // Two letters are enough for a family (`"is_%s" % fact` builds sympy's `is_integer`),
-        // though such a fragment has no token to freeze.
-        if text.bytes().filter(u8::is_ascii_alphabetic).count() < 2 {
+        // though such a fragment has no token to freeze; so is a lone underscore joined to a
+        // name (`setattr(self, "_" + attr, ...)` makes private names from public ones).
+        let lone_underscore = text == "_" && (dynamic_after || dynamic_before);
+        if text.bytes().filter(u8::is_ascii_alphabetic).count() < 2 && !lone_underscore {
             continue;
         }
         if dynamic_after || open_end {
@@ -1158,12 +1160,21 @@ fn built_from_data(
 ) -> bool {
     dynamic_rests(run, fragment_index).into_iter().any(|rest| {
         freeze_reason(rest, input, f).is_some()
-            || (tokens::word_count(rest) < 2 && !f.code_runs.contains(rest))
+            || (tokens::word_count(rest) < 2 && !swapped_in_strings(rest, f))
             // A compound that strings keep whole (a piece of it is frozen on its own), when
             // the repository holds it as data (`"unquoted_identifier"`): that is where the
             // run-time part comes from.
             || (kept_in_strings(rest, input, f) && all_runs.contains(rest))
     })
+}
+
+/// Whether strings swap a single word as the renamer does: a run the code uses, or an
+/// upper-case spelling of one (`"FREQ"` with the code's `freq`: `Renamer::swap_run`).
+fn swapped_in_strings(word: &str, f: &Findings) -> bool {
+    f.code_runs.contains(word)
+        || (word.bytes().any(|b| b.is_ascii_uppercase())
+            && !word.bytes().any(|b| b.is_ascii_lowercase())
+            && f.code_runs.contains(&word.to_ascii_lowercase()))
 }
 
 /// Whether a run of a whole name's family would not change the way the name does in strings:
@@ -2016,6 +2027,62 @@ marker = Marker("example")
         assert_eq!(f.frozen_tokens.get("logentry"), Some(&FreezeReason::Binary));
         assert!(!f.owned_runs.contains("logentry"), "{:?}", f.owned_runs);
         assert!(f.owned_runs.contains("MIGRATION"));
+    }
+
+    /// A family member whose run-time part is upper-case data that strings swap (its lower
+    /// case is a code name: dateutil's `"_handle_" + name.upper()` with the keyword `freq`)
+    /// is renamed with it, not frozen.
+    #[test]
+    fn family_members_built_from_upper_case_data_follow_it() {
+        let src: &[u8] = br#"
+class Parser:
+    def parse(self, name, freq=None):
+        return getattr(self, "_handle_" + name.upper())(freq)
+    def _handle_FREQ(self, freq):
+        return freq
+"#;
+        let defined = set(&["Parser", "parse", "name", "freq", "_handle_FREQ"]);
+        let env = set(&["getattr", "upper"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert!(
+            !f.frozen_runs.contains_key("_handle_FREQ"),
+            "{:?}",
+            f.frozen_runs.get("_handle_FREQ")
+        );
+        assert!(f.owned_runs.contains("_handle_FREQ"));
+    }
+
+    /// A lone underscore joined to a name makes a family: dateutil's
+    /// `setattr(self, "_" + attr, ...)` over `["trans_idx", ...]` makes `_trans_idx` from the
+    /// outside name `trans_idx`, so `_trans_idx` stays; `_ledger`, from a name the code uses
+    /// (which strings swap), follows it.
+    #[test]
+    fn a_lone_underscore_joined_to_a_name_is_a_family() {
+        let src: &[u8] = br#"
+class Shelf:
+    attrs = ["trans_idx", "ledger"]
+    def __init__(self, other):
+        for attr in self.attrs:
+            setattr(self, "_" + attr, getattr(other, attr))
+    def first(self, ledger=None):
+        return self._trans_idx, self._ledger, ledger
+"#;
+        let defined = set(&[
+            "Shelf", "attrs", "other", "attr", "first", "ledger", "_ledger",
+        ]);
+        let env = set(&["trans_idx", "setattr", "getattr"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert_eq!(
+            f.frozen_runs.get("_trans_idx"),
+            Some(&FreezeReason::Dynamic)
+        );
+        assert!(
+            !f.frozen_runs.contains_key("_ledger"),
+            "{:?}",
+            f.frozen_runs.get("_ledger")
+        );
     }
 
     /// A fragment of two letters still names a family (`"is_%s" % fact`): a member whose
