@@ -445,6 +445,19 @@ pub struct Findings {
     /// Owned runs renamed although outside code names them too, because the repository only
     /// uses them as local variables (see `is_pure_local`); a subset of `owned_runs`.
     pub local_runs: BTreeSet<String>,
+    /// Starts and ends of the code's runs of three words or more, which strings swap like
+    /// the code does (`rename::affixes`); kept in step with `code_runs` by `refresh_affixes`.
+    pub code_affixes: HashSet<Box<str>>,
+}
+
+impl Findings {
+    fn refresh_affixes(&mut self) {
+        self.code_affixes = self
+            .code_runs
+            .iter()
+            .flat_map(|r| super::rename::affixes(r))
+            .collect();
+    }
 }
 
 /// Inputs of the policy.
@@ -926,6 +939,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     f.seen_tokens = seen.into_iter().collect();
     f.code_runs = code_runs.into_iter().map(str::to_string).collect();
+    f.refresh_affixes();
     // Owned: what the repository defines, plus its module names (file stems, packages).
     let owned: BTreeSet<&String> = input
         .defined
@@ -958,6 +972,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .map(|r| r.to_ascii_lowercase())
         .collect();
     f.code_runs.extend(joins);
+    f.refresh_affixes();
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
     // Outside names in lower case: an upper-case run of the repository that spells one is a
     // name made from it at run time (pyflakes dispatches on `type(node).__name__.upper()` to
@@ -1161,9 +1176,9 @@ fn built_from_data(
     dynamic_rests(run, fragment_index).into_iter().any(|rest| {
         freeze_reason(rest, input, f).is_some()
             || (tokens::word_count(rest) < 2 && !swapped_in_strings(rest, f))
-            // A compound that strings keep whole (a piece of it is frozen on its own), when
-            // the repository holds it as data (`"unquoted_identifier"`): that is where the
-            // run-time part comes from.
+            // A compound that strings keep whole (a piece of it is frozen on its own and it
+            // is no start or end of a code name), when the repository holds it as data: that
+            // is where the run-time part comes from.
             || (kept_in_strings(rest, input, f) && all_runs.contains(rest))
     })
 }
@@ -1198,9 +1213,14 @@ pub fn family_member_diverges(
 }
 
 /// Whether strings keep a run that the code does not name: a compound with a word that is
-/// frozen on its own (`"_CLI_COMPLETE"` with `cli`), see `Renamer::swap_run`.
+/// frozen on its own (`"_CLI_COMPLETE"` with `cli`), see `Renamer::swap_run`. The start or
+/// end of a code name (`"unquoted_identifier"` of `_token_nud_unquoted_identifier`) is
+/// swapped like the name, so strings do not keep it.
 fn kept_in_strings(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
-    !f.code_runs.contains(run) && tokens::word_count(run) >= 2 && has_frozen_word(run, input, f)
+    !f.code_runs.contains(run)
+        && !f.code_affixes.contains(run)
+        && tokens::word_count(run) >= 2
+        && has_frozen_word(run, input, f)
 }
 
 /// Whether a word of `run`, as written or lowercase, is frozen as a run of its own: such a
@@ -2108,11 +2128,13 @@ class Expr:
         );
     }
 
-    /// A family run whose run-time part is a compound that strings keep whole (one piece is
-    /// frozen: `"unquoted_identifier"` with the outside `identifier`) stays: the name built at
-    /// run time keeps every word (jmespath's `getattr(self, "_token_nud_%s" % kind)`).
+    /// A family run whose run-time part is a compound with a frozen piece
+    /// (`"unquoted_identifier"` with the outside `identifier`) is renamed: the compound is the
+    /// end of a code name, which strings swap like the name (`rename::affixes`), so the data
+    /// and the name built from it change alike (jmespath's `getattr(self, "_token_nud_%s" %
+    /// kind)`). Freezing the name while strings swap the data broke every query.
     #[test]
-    fn family_runs_built_from_a_kept_compound_stay() {
+    fn family_runs_built_from_a_code_affix_follow_it() {
         let src: &[u8] = br#"
 class Parser:
     def nud(self, token):
@@ -2135,11 +2157,11 @@ TOKENS = ["unquoted_identifier", "literal"]
         let env = set(&["getattr", "identifier"]);
         let input = one_file(src, &env, &defined);
         let f = analyze(&input);
-        assert_eq!(
-            f.frozen_runs.get("_token_nud_unquoted_identifier"),
-            Some(&FreezeReason::Dynamic),
+        assert!(f.code_affixes.contains("unquoted_identifier"));
+        assert!(
+            f.owned_runs.contains("_token_nud_unquoted_identifier"),
             "{:?}",
-            f.owned_runs
+            f.frozen_runs
         );
     }
 }

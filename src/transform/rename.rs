@@ -385,7 +385,7 @@ impl Ask for Renamer {
 
 /// The proper prefixes and suffixes of `run` that start or end at a word (two words at least,
 /// with the pieces between them): `IntParamType` gives `ParamType` and `IntParam`.
-fn affixes(run: &str) -> Vec<Box<str>> {
+pub(crate) fn affixes(run: &str) -> Vec<Box<str>> {
     let pieces = tokens::split(run);
     let words: Vec<usize> = pieces
         .iter()
