@@ -28,7 +28,7 @@ pub enum FreezeReason {
     Imported,
     /// Test discovery and tool protocols (`test_*`, `setUp`, `conftest`, pytest hooks).
     Tool,
-    /// Too short to rename safely (`%d`, `i`, string prefixes).
+    /// Too short to rename safely (`%d`, `i`, string prefixes), or a placeholder (`aaa`).
     Short,
     /// Listed in the user's `--freeze` file.
     User,
@@ -275,9 +275,20 @@ pub fn is_tool_run(run: &str) -> bool {
 /// The lowercase letter tokens of a run that are long enough to rename.
 pub fn owned_tokens(run: &str) -> impl Iterator<Item = String> + '_ {
     tokens::split(run).into_iter().filter_map(|p| match p {
-        Piece::Word(w, _) if w.len() >= MIN_TOKEN_LEN => Some(w.to_ascii_lowercase()),
+        Piece::Word(w, _) if w.len() >= MIN_TOKEN_LEN && !is_placeholder(w) => {
+            Some(w.to_ascii_lowercase())
+        }
         _ => None,
     })
+}
+
+/// One letter repeated (`aaa`, `BBB`, `xxxx`): a placeholder, not a word. Test data spells
+/// such names letter by letter (pyparsing parses `"AAA\nBBB"` with `Word("B")`), so renaming
+/// one as a word breaks the data and hides nothing.
+fn is_placeholder(w: &str) -> bool {
+    let mut b = w.bytes().map(|c| c.to_ascii_lowercase());
+    let first = b.next();
+    b.all(|c| Some(c) == first)
 }
 
 /// All lowercase tokens of a run, whatever their length (for excluding vocabulary words).
@@ -1045,6 +1056,27 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             f.frozen_owned.insert(run.clone());
         }
     }
+    // A family member is decided by its run-time part, which the loop above may freeze after
+    // the member was owned (`do_terminal_string` sorts before `terminal_string`, frozen as
+    // data): repeat until no owned member is built from a frozen part.
+    loop {
+        let late: Vec<String> = f
+            .owned_runs
+            .iter()
+            .filter(|r| super::rename::segments(r).is_none())
+            .filter(|r| built_from_data(r, &fragment_index, input, &f, &all_runs))
+            .cloned()
+            .collect();
+        if late.is_empty() {
+            break;
+        }
+        for run in late {
+            f.owned_runs.remove(&run);
+            f.local_runs.remove(&run);
+            f.frozen_runs.insert(run.clone(), FreezeReason::Dynamic);
+            f.frozen_owned.insert(run);
+        }
+    }
     // The code also names what it never defines (`func.example_impl`, set by outside code
     // with `setattr(func, project + "_impl", ...)`), and such a run changes wherever one of
     // its tokens is mapped: the family rule keeps it too.
@@ -1663,6 +1695,37 @@ mod tests {
         assert!(f.owned_runs.contains("Basket2"));
     }
 
+    /// A letter repeated is a placeholder, never a token to map: `bbb` and `xxx_aaa` stay,
+    /// and a run with a real word beside one maps only the word.
+    #[test]
+    fn placeholders_are_not_tokens() {
+        let own = set(&["shop"]);
+        let defined = set(&["bbb", "xxx_aaa", "basket_bbb"]);
+        let src: &[u8] = b"bbb = 1\nxxx_aaa = 2\nbasket_bbb = 3\nprint(\"AAA\\nBBB\")\n";
+        let input = PolicyInput {
+            python: vec![("shop/kinds.py", src)],
+            text: vec![],
+            binary: vec![],
+            names: vec!["shop", "kinds.py"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &BTreeSet::new(),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &BTreeSet::new(),
+        };
+        let f = analyze(&input);
+        assert!(!f.owned_tokens.contains("bbb"), "{:?}", f.owned_tokens);
+        assert!(!f.owned_tokens.contains("aaa"));
+        assert!(f.owned_tokens.contains("basket"));
+        assert!(f.frozen_owned.contains("bbb"));
+        assert!(f.frozen_owned.contains("xxx_aaa"));
+        assert!(f.owned_runs.contains("basket_bbb"));
+    }
+
     #[test]
     fn analyze_freezes_by_reason_and_owns_the_rest() {
         let own = set(&["shop"]);
@@ -2126,6 +2189,46 @@ class Expr:
             "{:?}",
             f.owned_runs
         );
+    }
+
+    /// A family member whose run-time part is frozen later than the member is looked at
+    /// (`do_terminal_string` sorts before `terminal_string`) stays all the same: pyparsing's
+    /// EBNF example looks up `vars()["do_" + name]` for every name of a list.
+    #[test]
+    fn family_members_follow_parts_frozen_after_them() {
+        let src: &[u8] = br#"
+names = ["terminal_string"]
+terminal_string = 1
+
+def do_terminal_string(toks):
+    return toks
+
+for name in names:
+    action = vars()["do_" + name]
+    other = vars()["terminal_%s" % kind]
+"#;
+        let defined = set(&[
+            "names",
+            "terminal_string",
+            "do_terminal_string",
+            "action",
+            "name",
+            "other",
+            "kind",
+        ]);
+        // `terminal_string` is itself built from data (`"terminal_%s"` with the outside
+        // `string`), so the policy freezes it only when its own turn comes.
+        let env = set(&["vars", "string"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert!(f.frozen_runs.contains_key("terminal_string"));
+        assert_eq!(
+            f.frozen_runs.get("do_terminal_string"),
+            Some(&FreezeReason::Dynamic),
+            "{:?}",
+            f.owned_runs
+        );
+        assert!(!f.owned_runs.contains("do_terminal_string"));
     }
 
     /// A family run whose run-time part is a compound with a frozen piece
