@@ -639,6 +639,15 @@ pub fn constraints(run: &Run) -> Vec<(usize, usize)> {
             add(w[0], w[1]);
         }
     }
+    // Test runners run what they collect in definition order (pytest's modules and classes),
+    // and a suite may depend on that order (pyparsing's `Test03_EnablePackratParsing` turns a
+    // global cache on for the classes after it): collected units keep their relative order.
+    let collected: Vec<usize> = (0..units.len())
+        .filter(|&i| is_collected(&units[i]))
+        .collect();
+    for w in collected.windows(2) {
+        add(w[0], w[1]);
+    }
     for (i, u) in units.iter().enumerate() {
         // Names the definition reads, closed over units it may call while executing.
         let mut reached: BTreeSet<&str> = u.deftime_refs.iter().map(String::as_str).collect();
@@ -659,6 +668,16 @@ pub fn constraints(run: &Run) -> Vec<(usize, usize)> {
         }
     }
     pairs.into_iter().collect()
+}
+
+/// Whether a test runner collects the unit: pytest's default `test*` functions and methods and
+/// `Test*` classes, and any class with `test*` methods (a `unittest.TestCase` of any name).
+fn is_collected(u: &Unit) -> bool {
+    let test = |n: &str| n.starts_with("test") || n.starts_with("Test");
+    test(&u.name)
+        || u.runs
+            .iter()
+            .any(|r| r.units.iter().any(|m| m.name.starts_with("test")))
 }
 
 /// A seeded topological order of `run` (slot -> unit index) keeping every constraint.
@@ -809,6 +828,20 @@ mod tests {
     fn shared_registry_decorators_keep_order_but_pure_ones_do_not() {
         let src = "import x\n\n@atexit.register\ndef a():\n    pass\n\n@atexit.register\ndef b():\n    pass\n\n@staticmethod\ndef c():\n    pass\n\n@staticmethod\ndef d():\n    pass\n";
         assert_eq!(constraints(&run_of(src)), vec![(0, 1)]);
+    }
+
+    /// Collected tests keep their relative order (a suite may depend on it); other units
+    /// between them stay free.
+    #[test]
+    fn collected_tests_keep_their_order() {
+        let src = "import x\n\nclass Test01:\n    pass\n\ndef helper():\n    pass\n\ndef test_b():\n    pass\n\nclass Checks:\n    def test_x(self):\n        pass\n\n    def test_y(self):\n        pass\n\ndef other():\n    pass\n";
+        let c = constraints(&run_of(src));
+        assert!(c.contains(&(0, 2)) && c.contains(&(2, 3)), "{c:?}");
+        assert!(
+            !c.iter()
+                .any(|&(a, b)| [1, 4].contains(&a) || [1, 4].contains(&b)),
+            "{c:?}"
+        );
     }
 
     #[test]
