@@ -19,12 +19,13 @@ import os
 import queue
 import re
 import subprocess
+import struct
 import sys
 import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 15
+SCAN_VERSION = 16
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -566,6 +567,7 @@ def scan():
     for g, names in cnames.items():
         groups.setdefault(g, set()).update(names)
     groups.setdefault("", set()).update(sqlite_words())
+    groups.setdefault("", set()).update(zone_words())
     # A vendored copy is its own group, reached through the package that carries it; so a
     # repository's own code vendored elsewhere (setuptools/_vendor/more_itertools) is dropped
     # with the repository's other copies instead of freezing every name it defines.
@@ -605,6 +607,57 @@ def sqlite_words():
     except Exception:
         return set()
     return {w for w in words if isinstance(w, str) and w.isidentifier()}
+
+
+ZONE_DIRS = ["/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo",
+             "/etc/zoneinfo"]
+
+
+def zone_words():
+    """The time zone database's names: the pieces of zone keys (`New_York` of
+    `America/New_York`, `EST5EDT`) and the abbreviations the zone files hold (`EST`, `CEST`).
+    Code passes them to the system's zone lookup and compares them with what it returns."""
+    dirs = list(ZONE_DIRS)
+    try:
+        import zoneinfo
+        dirs = list(zoneinfo.TZPATH) + dirs
+    except Exception:
+        pass
+    try:
+        import tzdata
+        dirs.append(os.path.join(os.path.dirname(tzdata.__file__), "zoneinfo"))
+    except Exception:
+        pass
+    words = set()
+    seen = set()
+    for top in dirs:
+        top = os.path.realpath(top)
+        if top in seen or not os.path.isdir(top):
+            continue
+        seen.add(top)
+        for d, subdirs, files in os.walk(top):
+            for name in files + subdirs:
+                words.update(p for p in re.split(r"[^A-Za-z0-9_]+", name) if p)
+            for name in files:
+                words.update(tzif_abbreviations(os.path.join(d, name)))
+    return {w for w in words if w.isidentifier() and not w.isdigit()}
+
+
+def tzif_abbreviations(path):
+    """The abbreviations of a TZif file (RFC 8536: the v1 header's counts locate them)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(44)
+            if len(head) < 44 or head[:4] != b"TZif":
+                return set()
+            isut, isstd, leap, times, types, chars = struct.unpack(">6l", head[20:44])
+            if min(times, types, chars) < 0 or chars > 4096:
+                return set()
+            f.seek(44 + times * 5 + types * 6)
+            data = f.read(chars)
+    except (OSError, struct.error):
+        return set()
+    return {a.decode("ascii", "replace") for a in data.split(b"\0") if a.isalpha()}
 
 
 def unicode_words():

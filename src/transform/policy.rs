@@ -55,7 +55,6 @@ pub const KEYWORDS: &[&str] = &[
     "with", "yield", "match", "case", "type", "_",
 ];
 
-/// Runs that test runners and tools look up by name.
 /// SQL's words as SQLite knows them (its keyword list, and its type names), in the upper case
 /// code writes them in SQL strings (`"PRAGMA foreign_keys"`, `"DEFERRABLE INITIALLY
 /// DEFERRED"`): another language's keywords, never renamed.
@@ -219,6 +218,42 @@ pub const SQL_KEYWORDS: &[&str] = &[
     "NULLIF",
 ];
 
+/// URI schemes in common use (IANA's permanent registry, the ones programs spell out): data
+/// that browsers, mail clients and parsers read (`"mailto:" + email`), never renamed, even
+/// where a local variable of the same name holds one.
+pub const URI_SCHEMES: &[&str] = &[
+    "about",
+    "data",
+    "file",
+    "ftp",
+    "ftps",
+    "git",
+    "http",
+    "https",
+    "imap",
+    "irc",
+    "javascript",
+    "ldap",
+    "mailto",
+    "news",
+    "nntp",
+    "pop",
+    "sftp",
+    "sip",
+    "sips",
+    "smb",
+    "sms",
+    "ssh",
+    "svn",
+    "tel",
+    "telnet",
+    "urn",
+    "ws",
+    "wss",
+    "xmpp",
+];
+
+/// Runs that test runners and tools look up by name.
 pub const TOOL_RUNS: &[&str] = &[
     "self",
     "cls",
@@ -779,7 +814,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     for t in TOOL_RUNS {
         f.frozen_runs.insert(t.to_string(), FreezeReason::Tool);
     }
-    for k in SQL_KEYWORDS {
+    for k in SQL_KEYWORDS.iter().chain(URI_SCHEMES) {
         f.frozen_runs
             .entry(k.to_string())
             .or_insert(FreezeReason::Keyword);
@@ -1207,7 +1242,7 @@ fn built_from_data(
 ) -> bool {
     dynamic_rests(run, fragment_index).into_iter().any(|rest| {
         freeze_reason(rest, input, f).is_some()
-            || (tokens::word_count(rest) < 2 && !swapped_in_strings(rest, f))
+            || (tokens::word_count(rest) < 2 && !swapped_in_strings(rest, input, f))
             // A compound that strings keep whole (a piece of it is frozen on its own and it
             // is no start or end of a code name), when the repository holds it as data: that
             // is where the run-time part comes from.
@@ -1215,13 +1250,25 @@ fn built_from_data(
     })
 }
 
-/// Whether strings swap a single word as the renamer does: a run the code uses, or an
-/// upper-case spelling of one (`"FREQ"` with the code's `freq`: `Renamer::swap_run`).
-fn swapped_in_strings(word: &str, f: &Findings) -> bool {
-    f.code_runs.contains(word)
-        || (word.bytes().any(|b| b.is_ascii_uppercase())
-            && !word.bytes().any(|b| b.is_ascii_lowercase())
-            && f.code_runs.contains(&word.to_ascii_lowercase()))
+/// Whether strings swap a single word as the renamer does: a run the code uses, or its
+/// spelling in the other case when that is a run the code uses and does not freeze (`"FREQ"`
+/// with the code's `freq`, but not `"INTERVAL"` with the outside `interval`:
+/// `Renamer::swap_run`).
+fn swapped_in_strings(word: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
+    f.code_runs.contains(word) || other_case_is_code(word, input, f)
+}
+
+/// Whether `run` is in one case only and its spelling in the other case is a run the code
+/// uses and does not freeze (the mirror of `Renamer::is_other_case_of_code_ident`).
+fn other_case_is_code(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
+    let upper = run.bytes().any(|b| b.is_ascii_uppercase());
+    let lower = run.bytes().any(|b| b.is_ascii_lowercase());
+    let other = match (upper, lower) {
+        (true, false) => run.to_ascii_lowercase(),
+        (false, true) => run.to_ascii_uppercase(),
+        _ => return false,
+    };
+    f.code_runs.contains(&other) && freeze_reason(&other, input, f).is_none()
 }
 
 /// Whether a run of a whole name's family would not change the way the name does in strings:
@@ -1251,6 +1298,7 @@ pub fn family_member_diverges(
 fn kept_in_strings(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
     !f.code_runs.contains(run)
         && !f.code_affixes.contains(run)
+        && !other_case_is_code(run, input, f)
         && tokens::word_count(run) >= 2
         && has_frozen_word(run, input, f)
 }
@@ -1539,6 +1587,33 @@ mod tests {
         assert_eq!(f.frozen_runs.get("DOUBLE"), Some(&FreezeReason::Outside));
         assert!(!f.frozen_runs.contains_key("LEDGER"));
         assert!(f.owned_runs.contains("deferred") && f.owned_runs.contains("double"));
+    }
+
+    /// A URI scheme is data a browser reads: markdown's `mailto = "mailto:" + email` keeps
+    /// both the local and the string.
+    #[test]
+    fn uri_schemes_stay() {
+        let own = set(&["links"]);
+        let defined = set(&["mailto", "anchor"]);
+        let py: &[u8] = b"def anchor(email):\n    mailto = 'mailto:' + email\n    return mailto\n";
+        let input = PolicyInput {
+            python: vec![("links.py", py)],
+            text: vec![],
+            binary: vec![],
+            names: vec!["links.py"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &BTreeSet::new(),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &BTreeSet::new(),
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("mailto"), Some(&FreezeReason::Keyword));
+        assert!(!f.owned_runs.contains("mailto") && f.owned_runs.contains("anchor"));
     }
 
     /// An upper-case run that spells an outside name with capitals stays: pyflakes dispatches
@@ -2134,6 +2209,31 @@ class Parser:
             f.frozen_runs.get("_handle_FREQ")
         );
         assert!(f.owned_runs.contains("_handle_FREQ"));
+    }
+
+    /// The same family member stays when the lower case of its run-time part is frozen
+    /// (dateutil's `_handle_INTERVAL`, whose data ends as the outside keyword `interval=`):
+    /// strings keep `"INTERVAL"`, so the name built from it must keep it too.
+    #[test]
+    fn family_members_built_from_upper_case_data_of_a_frozen_name_stay() {
+        let src: &[u8] = br#"
+class Parser:
+    def parse(self, name, interval=None):
+        self._interval = interval
+        return getattr(self, "_handle_" + name.upper())(interval)
+    def _handle_INTERVAL(self, interval):
+        return interval
+"#;
+        let defined = set(&["Parser", "parse", "name", "_interval", "_handle_INTERVAL"]);
+        let env = set(&["getattr", "upper", "interval"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert_eq!(
+            f.frozen_runs.get("_handle_INTERVAL"),
+            Some(&FreezeReason::Dynamic),
+            "{:?}",
+            f.owned_runs
+        );
     }
 
     /// A lone underscore joined to a name makes a family: dateutil's

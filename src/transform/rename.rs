@@ -146,12 +146,21 @@ impl Renamer {
         stem.len() < run.len() && !stem.is_empty() && self.code_idents.contains(stem)
     }
 
-    /// Whether `run` is all upper case (digits and `_` aside) and its lower case is a run the
-    /// code uses.
-    fn is_upper_of_code_ident(&self, run: &str) -> bool {
-        run.bytes().any(|b| b.is_ascii_uppercase())
-            && !run.bytes().any(|b| b.is_ascii_lowercase())
-            && self.is_code_ident(&run.to_ascii_lowercase())
+    /// Whether `run` is in one case only (digits and `_` aside) and its spelling in the other
+    /// case is a run the code uses and renames: data that code turns into a name with
+    /// `.lower()` or `.upper()` (`"BYMONTH"` to the keyword `bymonth=`, Django's
+    /// `"sql_field=blue"` to the palette key `SQL_FIELD`). Data follows the name it becomes:
+    /// when the name stays (dateutil's `interval=`, an outside name), `"INTERVAL"` stays too,
+    /// or `name.lower()` would pass a keyword nobody takes.
+    fn is_other_case_of_code_ident(&self, run: &str) -> bool {
+        let upper = run.bytes().any(|b| b.is_ascii_uppercase());
+        let lower = run.bytes().any(|b| b.is_ascii_lowercase());
+        let other = match (upper, lower) {
+            (true, false) => run.to_ascii_lowercase(),
+            (false, true) => run.to_ascii_uppercase(),
+            _ => return false,
+        };
+        self.is_code_ident(&other) && !self.is_frozen_run(&other)
     }
 
     /// Whether a letter token of `run`, taken as a run of its own (as written or lowercase),
@@ -207,10 +216,10 @@ impl Renamer {
                 if self.is_code_ident(run) || self.is_code_ident(&img) {
                     return Some(img);
                 }
-                // An upper-case run whose lower case the code uses: data that code turns into
-                // a name with `.lower()` (`"BYMONTH"` to the keyword `bymonth=`, an HTTP method
-                // to its handler), asked of the run and its image alike.
-                if self.is_upper_of_code_ident(run) || self.is_upper_of_code_ident(&img) {
+                // A run whose spelling in the other case the code uses: data that code turns
+                // into a name (`"BYMONTH"` to the keyword `bymonth=`, an HTTP method to its
+                // handler), asked of the run and its image alike.
+                if self.is_other_case_of_code_ident(run) || self.is_other_case_of_code_ident(&img) {
                     return Some(img);
                 }
                 if tokens::word_count(run) < 2 {
@@ -612,6 +621,38 @@ mod tests {
         assert_eq!(
             swap_py(&r, "kwargs['LEDGER'.lower()] = x  # LEDGER\nm = 'SET'\n"),
             "kwargs['QUERY'.lower()] = x  # QUERY\nm = 'SET'\n"
+        );
+    }
+
+    /// Lower-case data follows an upper-case name the code uses (Django reads
+    /// `"sql_field=blue"` and looks up `role.upper()` among keys such as `SQL_FIELD`), even
+    /// with a frozen piece that would keep another compound.
+    #[test]
+    fn lower_case_data_follows_the_upper_case_name() {
+        let r = Renamer::new([("field", "ledger")], ["sql"], ["SQL_FIELD"]).unwrap();
+        assert_eq!(
+            swap_py(
+                &r,
+                "P = {'SQL_FIELD': 1}\nparse('sql_field=blue;sql_other=red')\n"
+            ),
+            "P = {'SQL_LEDGER': 1}\nparse('sql_ledger=blue;sql_other=red')\n"
+        );
+        assert_eq!(swap_py(&r, "parse('sql_ledger')\n"), "parse('sql_field')\n");
+    }
+
+    /// When the lower-case name is frozen (dateutil's outside `interval=` keyword, while its
+    /// token changes in `_interval`), the upper-case data stays with it.
+    #[test]
+    fn upper_case_data_of_a_frozen_name_stays() {
+        let r = Renamer::new(
+            [("interval", "ledger")],
+            ["interval"],
+            ["interval", "_interval"],
+        )
+        .unwrap();
+        assert_eq!(
+            swap_py(&r, "x._interval = kw['INTERVAL'.lower()]\n"),
+            "x._ledger = kw['INTERVAL'.lower()]\n"
         );
     }
 
