@@ -204,3 +204,47 @@ fn symlink_inside_repo_translated() {
         "a link made in the view keeps its view target in the original"
     );
 }
+
+/// `truncate -s 1T` and a write at a huge offset (a sparse `dd seek=`) on a file of the
+/// original get EFBIG; the daemon stays up, the file is unchanged in both trees.
+#[test]
+fn huge_truncate_and_offset_are_refused_and_the_daemon_lives() {
+    use std::os::unix::fs::FileExt;
+    let test = "huge_truncate_and_offset_are_refused_and_the_daemon_lives";
+    let seed = 43;
+    let repo = Repo::sample();
+    let t = repo.translate_many(seed, "view", &["bookmobile/ledger.py"]);
+    let before = fs::read(repo.orig.join("bookmobile/ledger.py")).unwrap();
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let view_before = fs::read(m.path(&t[0])).unwrap();
+    let truncated = std::process::Command::new("truncate")
+        .args(["-s", "1T"])
+        .arg(m.path(&t[0]))
+        .output()
+        .unwrap();
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .open(m.path(&t[0]))
+        .unwrap();
+    let far = f.write_at(b"x", 1 << 40).map_err(|e| e.raw_os_error());
+    drop(f);
+    let view_after = fs::read(m.path(&t[0])).unwrap();
+    m.unmount();
+    assert!(!truncated.status.success(), "truncate -s 1T succeeded");
+    assert!(
+        String::from_utf8_lossy(&truncated.stderr).contains("too large"),
+        "{}",
+        String::from_utf8_lossy(&truncated.stderr)
+    );
+    assert_eq!(far, Err(Some(libc::EFBIG)));
+    assert_eq!(
+        view_after, view_before,
+        "the view changed (or the daemon died)"
+    );
+    assert_eq!(
+        fs::read(repo.orig.join("bookmobile/ledger.py")).unwrap(),
+        before
+    );
+}

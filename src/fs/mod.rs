@@ -258,13 +258,31 @@ impl Buffer {
     }
 }
 
-/// Where a write of `len` bytes at `offset` starts in a buffer, if its end is addressable.
+/// The largest size a file of the original may reach through the view. Such a file lives in
+/// memory while it is open for writing (its view has to be transformed back as a whole), so a
+/// `truncate -s 1T` or a write at a huge offset must be refused (EFBIG), not allowed to
+/// allocate until the daemon dies.
+pub const MAX_BUFFERED: usize = 1 << 30;
+
+/// Where a write of `len` bytes at `offset` starts in a buffer, if its end is addressable and
+/// within [`MAX_BUFFERED`].
 fn write_start(offset: u64, len: usize) -> FsResult<usize> {
     let start = usize::try_from(offset).map_err(|_| FsError::new(libc::EFBIG, "offset"))?;
-    start
+    let end = start
         .checked_add(len)
         .ok_or_else(|| FsError::new(libc::EFBIG, "offset"))?;
+    if end > MAX_BUFFERED {
+        return Err(FsError::new(libc::EFBIG, "offset"));
+    }
     Ok(start)
+}
+
+/// A size a file of the original may be truncated to (see [`MAX_BUFFERED`]).
+fn buffered_len(size: u64) -> FsResult<usize> {
+    usize::try_from(size)
+        .ok()
+        .filter(|&l| l <= MAX_BUFFERED)
+        .ok_or_else(|| FsError::new(libc::EFBIG, "size"))
 }
 
 enum Handle {
@@ -677,7 +695,12 @@ impl ViewFs {
         if let Some(b) = self.cache.get(rel, stamp) {
             return Ok((b, stamp));
         }
-        let mut raw = Vec::with_capacity(m.len() as usize);
+        // The size is a hint only (a sparse file may claim a terabyte); reading grows the
+        // buffer as the bytes actually arrive.
+        let hint = usize::try_from(m.len())
+            .unwrap_or(usize::MAX)
+            .min(MAX_BUFFERED);
+        let mut raw = Vec::with_capacity(hint);
         f.read_to_end(&mut raw)
             .map_err(|e| FsError::io(format!("read {}", path.display()), e))?;
         // Stamp again after reading: a writer racing us must not get its half-written state
@@ -1912,7 +1935,6 @@ impl ViewFs {
     }
 
     fn truncate(&self, ino: u64, back: &Backing, path: &Path, size: u64) -> FsResult<()> {
-        let len = usize::try_from(size).map_err(|_| FsError::new(libc::EFBIG, "size"))?;
         let Backing::Original(rel) = back else {
             let f = fs::OpenOptions::new()
                 .write(true)
@@ -1923,6 +1945,7 @@ impl ViewFs {
                 .set_len(size)
                 .map_err(|e| FsError::io(format!("truncate {}", path.display()), e));
         };
+        let len = buffered_len(size)?;
         let buffered = {
             let mut st = self.state.lock();
             match st.buffers.get_mut(&ino) {
@@ -2025,7 +2048,7 @@ fn read_at_most(file: &File, offset: u64, size: u32) -> FsResult<Vec<u8>> {
     let mut buf = vec![0u8; size as usize];
     let mut got = 0;
     while got < buf.len() {
-        match file.read_at(&mut buf[got..], offset + got as u64) {
+        match file.read_at(&mut buf[got..], offset.saturating_add(got as u64)) {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -533,6 +533,35 @@ fn setattr_truncate_chmod_utimens() {
     assert_eq!(m.permissions().mode() & 0o777, 0o600);
 }
 
+/// `truncate -s 1T` or a write at a huge offset on a file of the original is refused with
+/// EFBIG (its view lives in memory while written), the file is left as it was, and the
+/// filesystem keeps serving.
+#[test]
+fn huge_sizes_and_offsets_are_efbig_not_an_abort() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("README")).unwrap();
+    for size in [1u64 << 40, u64::MAX, (super::MAX_BUFFERED as u64) + 1] {
+        let set = SetAttr {
+            size: Some(size),
+            ..Default::default()
+        };
+        assert_eq!(f.fs.setattr(a.ino, set).unwrap_err().errno, libc::EFBIG);
+    }
+    let o = f.fs.open(a.ino, libc::O_RDWR).unwrap();
+    for offset in [1u64 << 40, u64::MAX, super::MAX_BUFFERED as u64] {
+        assert_eq!(
+            f.fs.write(a.ino, o.fh, offset, b"x").unwrap_err().errno,
+            libc::EFBIG
+        );
+    }
+    f.fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(f.read("README"), b"alpha and omega\n");
+    assert_eq!(
+        fs::read(f.orig.join("README")).unwrap(),
+        b"omega and alpha\n"
+    );
+}
+
 #[test]
 fn external_change_is_seen() {
     let f = fixture();
