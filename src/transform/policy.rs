@@ -986,6 +986,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     f.seen_tokens = seen.into_iter().collect();
     f.code_runs = code_runs.into_iter().map(str::to_string).collect();
     f.refresh_affixes();
+    add_affix_rests(&facts, &mut f);
     // Owned: what the repository defines, plus its module names (file stems, packages).
     let owned: BTreeSet<&String> = input
         .defined
@@ -1130,6 +1131,38 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Module names count as code identifiers: imports and strings name them.
     f.code_runs.extend(input.tree_modules.iter().cloned());
     f
+}
+
+/// A whole string literal that starts or ends code names (`"ParamType"`, which click cuts off
+/// `type(self).__name__` to describe `StringParamType` as `"String"`) makes the rest of each
+/// such name a word the program derives from the name: the rest counts as a name the code
+/// uses, so data holding it (`{"param_type": "String"}`) changes with the class.
+fn add_affix_rests(facts: &[FileFacts<'_>], f: &mut Findings) {
+    let cut: HashSet<&str> = facts
+        .iter()
+        .flat_map(|ff| ff.whole_strings.iter().copied())
+        .filter(|w| f.code_affixes.contains(*w))
+        .collect();
+    if cut.is_empty() {
+        return;
+    }
+    let mut rests: Vec<String> = Vec::new();
+    for run in &f.code_runs {
+        for a in super::rename::affixes(run) {
+            if !cut.contains(&*a) {
+                continue;
+            }
+            let rest = run
+                .strip_suffix(&*a)
+                .or_else(|| run.strip_prefix(&*a))
+                .unwrap_or("")
+                .trim_matches('_');
+            if !rest.is_empty() && owned_tokens(rest).next().is_some() {
+                rests.push(rest.to_string());
+            }
+        }
+    }
+    f.code_runs.extend(rests);
 }
 
 /// A CamelCase name that stays keeps its lower-case join too: programs make `logentry` from the
@@ -2289,6 +2322,29 @@ class Expr:
             "{:?}",
             f.owned_runs
         );
+    }
+
+    /// A whole string that ends code names (`"ParamType"`) makes the rest of each name
+    /// (`String` of `StringParamType`) a name the code uses: click describes the class as
+    /// `type(self).__name__.partition("ParamType")[0]`, and its tests hold `"String"`.
+    #[test]
+    fn rests_of_names_cut_by_a_string_are_code_names() {
+        let src: &[u8] = br#"
+class ParamType:
+    def describe(self):
+        return type(self).__name__.partition("ParamType")[0]
+
+class StringParamType(ParamType):
+    pass
+
+EXPECTED = {"param_type": "String"}
+"#;
+        let defined = set(&["ParamType", "describe", "StringParamType", "EXPECTED"]);
+        let env = set(&["partition", "type"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert!(f.code_runs.contains("String"), "{:?}", f.code_affixes);
+        assert!(!f.code_runs.contains("Param"));
     }
 
     /// A family member whose run-time part is frozen later than the member is looked at
