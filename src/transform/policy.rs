@@ -986,7 +986,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     f.seen_tokens = seen.into_iter().collect();
     f.code_runs = code_runs.into_iter().map(str::to_string).collect();
     f.refresh_affixes();
-    add_affix_rests(&facts, &mut f);
+    add_affix_rests(&facts, input, &mut f);
     // Owned: what the repository defines, plus its module names (file stems, packages).
     let owned: BTreeSet<&String> = input
         .defined
@@ -1136,8 +1136,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
 /// A whole string literal that starts or ends code names (`"ParamType"`, which click cuts off
 /// `type(self).__name__` to describe `StringParamType` as `"String"`) makes the rest of each
 /// such name a word the program derives from the name: the rest counts as a name the code
-/// uses, so data holding it (`{"param_type": "String"}`) changes with the class.
-fn add_affix_rests(facts: &[FileFacts<'_>], f: &mut Findings) {
+/// uses, so data holding it (`{"param_type": "String"}`) changes with the class. When the rest
+/// must stay (`String` is an outside name, which strings keep), the whole name stays instead.
+fn add_affix_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Findings) {
     let cut: HashSet<&str> = facts
         .iter()
         .flat_map(|ff| ff.whole_strings.iter().copied())
@@ -1147,6 +1148,7 @@ fn add_affix_rests(facts: &[FileFacts<'_>], f: &mut Findings) {
         return;
     }
     let mut rests: Vec<String> = Vec::new();
+    let mut kept: Vec<String> = Vec::new();
     for run in &f.code_runs {
         for a in super::rename::affixes(run) {
             if !cut.contains(&*a) {
@@ -1157,12 +1159,20 @@ fn add_affix_rests(facts: &[FileFacts<'_>], f: &mut Findings) {
                 .or_else(|| run.strip_prefix(&*a))
                 .unwrap_or("")
                 .trim_matches('_');
-            if !rest.is_empty() && owned_tokens(rest).next().is_some() {
+            if rest.is_empty() || owned_tokens(rest).next().is_none() {
+                continue;
+            }
+            if freeze_reason(rest, input, f).is_some() {
+                kept.push(run.clone());
+            } else {
                 rests.push(rest.to_string());
             }
         }
     }
     f.code_runs.extend(rests);
+    for run in kept {
+        f.frozen_runs.entry(run).or_insert(FreezeReason::Dynamic);
+    }
 }
 
 /// A CamelCase name that stays keeps its lower-case join too: programs make `logentry` from the
@@ -2345,6 +2355,15 @@ EXPECTED = {"param_type": "String"}
         let f = analyze(&input);
         assert!(f.code_runs.contains("String"), "{:?}", f.code_affixes);
         assert!(!f.code_runs.contains("Param"));
+        assert!(f.owned_runs.contains("StringParamType"));
+        // With an outside `String`, which strings keep, the class keeps its name.
+        let env = set(&["partition", "type", "String"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert_eq!(
+            f.frozen_runs.get("StringParamType"),
+            Some(&FreezeReason::Dynamic)
+        );
     }
 
     /// A family member whose run-time part is frozen later than the member is looked at
