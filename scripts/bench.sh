@@ -41,8 +41,10 @@ else
     NAME="Django 4.2.16 (sdist)"
     if [ ! -d "$TREE" ]; then
         (cd "$BENCH_CACHE" && pip download -q --no-deps --no-binary :all: django==4.2.16 &&
-            tar xzf Django-4.2.16.tar.gz)
+            tar xzf Django-4.2.16.tar.gz --no-same-owner)
     fi
+    # git refuses a work tree owned by another user (the sdist's uid, kept by older runs).
+    chown -R "$(id -u):$(id -g)" "$TREE"
     # A checkout, as an agent gets one: the git rows compare `git status` and `git diff` in
     # the original with the same commands in the view's shadow repository.
     if [ ! -d "$TREE/.git" ]; then

@@ -145,7 +145,15 @@ pub fn head_of(original: &Path) -> Option<String> {
     let out = Command::new("git")
         .arg("-C")
         .arg(original)
-        .args(["rev-parse", "-q", "--verify", "HEAD"])
+        // An original owned by another user (an unpacked image layer) is still ours to read.
+        .args([
+            "-c",
+            "safe.directory=*",
+            "rev-parse",
+            "-q",
+            "--verify",
+            "HEAD",
+        ])
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
         .ok()?;
