@@ -1137,7 +1137,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
 /// `type(self).__name__` to describe `StringParamType` as `"String"`) makes the rest of each
 /// such name a word the program derives from the name: the rest counts as a name the code
 /// uses, so data holding it (`{"param_type": "String"}`) changes with the class. When the rest
-/// must stay (`String` is an outside name, which strings keep), the whole name stays instead.
+/// must stay (`String` is an outside name, which strings keep), its tokens stay, so the name
+/// becomes the kept rest and the renamed cut (`String` + the image of `ParamType`), which the
+/// renamed string still cuts.
 fn add_affix_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Findings) {
     let cut: HashSet<&str> = facts
         .iter()
@@ -1163,15 +1165,15 @@ fn add_affix_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Fin
                 continue;
             }
             if freeze_reason(rest, input, f).is_some() {
-                kept.push(run.clone());
+                kept.extend(owned_tokens(rest));
             } else {
                 rests.push(rest.to_string());
             }
         }
     }
     f.code_runs.extend(rests);
-    for run in kept {
-        f.frozen_runs.entry(run).or_insert(FreezeReason::Dynamic);
+    for t in kept {
+        f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
     }
 }
 
@@ -2356,14 +2358,14 @@ EXPECTED = {"param_type": "String"}
         assert!(f.code_runs.contains("String"), "{:?}", f.code_affixes);
         assert!(!f.code_runs.contains("Param"));
         assert!(f.owned_runs.contains("StringParamType"));
-        // With an outside `String`, which strings keep, the class keeps its name.
+        // With an outside `String`, which strings keep, the class keeps that word and renames
+        // the rest, as the renamed string cuts it.
         let env = set(&["partition", "type", "String"]);
         let input = one_file(src, &env, &defined);
         let f = analyze(&input);
-        assert_eq!(
-            f.frozen_runs.get("StringParamType"),
-            Some(&FreezeReason::Dynamic)
-        );
+        assert_eq!(f.frozen_tokens.get("string"), Some(&FreezeReason::Dynamic));
+        assert!(f.owned_runs.contains("StringParamType"));
+        assert!(f.owned_tokens.contains("param"));
     }
 
     /// A family member whose run-time part is frozen later than the member is looked at
