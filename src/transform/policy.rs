@@ -749,6 +749,45 @@ struct FileFacts<'a> {
     exposed: HashSet<&'a str>,
     /// Runs that are a whole string literal (`"VCS"`), as code names a configuration key.
     whole_strings: HashSet<&'a str>,
+    /// Whole string literals passed to a method that cuts a string and keeps the rest
+    /// (`name.partition("ParamType")`): see `add_affix_rests`.
+    cut_strings: HashSet<&'a str>,
+}
+
+/// Methods of `str` that cut a piece off and give the program the rest.
+const CUTTING_METHODS: &[&str] = &[
+    "partition",
+    "rpartition",
+    "removeprefix",
+    "removesuffix",
+    "replace",
+    "split",
+    "rsplit",
+];
+
+/// The cutting method (`CUTTING_METHODS`) whose first argument is the string literal opened
+/// at `quote` (`.partition(` right before it), if any.
+fn cutting_method(src: &[u8], quote: usize) -> Option<&'static str> {
+    let mut i = quote;
+    while i > 0 && src[i - 1].is_ascii_alphabetic() && quote - (i - 1) <= 2 {
+        i -= 1;
+    }
+    while i > 0 && matches!(src[i - 1], b' ' | b'\t') {
+        i -= 1;
+    }
+    if i == 0 || src[i - 1] != b'(' {
+        return None;
+    }
+    let end = i - 1;
+    let mut start = end;
+    while start > 0 && (src[start - 1].is_ascii_alphanumeric() || src[start - 1] == b'_') {
+        start -= 1;
+    }
+    if start == 0 || src[start - 1] != b'.' {
+        return None;
+    }
+    let name = std::str::from_utf8(&src[start..end]).ok()?;
+    CUTTING_METHODS.iter().copied().find(|m| *m == name)
 }
 
 fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
@@ -772,6 +811,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         code_runs: HashSet::new(),
         exposed: exposure.map(Exposure::finish).unwrap_or_default(),
         whole_strings: HashSet::new(),
+        cut_strings: HashSet::new(),
     };
     for imp in imports_in_runs(src, &runs) {
         let outside = imp.level == 0
@@ -797,6 +837,9 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
             && src.get(r.end) == Some(&src[r.start - 1])
         {
             ff.whole_strings.insert(run);
+            if cutting_method(src, r.start - 1).is_some() {
+                ff.cut_strings.insert(run);
+            }
         }
     }
     ff
@@ -1133,7 +1176,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     f
 }
 
-/// A whole string literal that starts or ends code names (`"ParamType"`, which click cuts off
+/// A string literal that a cutting method takes (`CUTTING_METHODS`) and that starts or ends
+/// code names (`"ParamType"`, which click cuts off
 /// `type(self).__name__` to describe `StringParamType` as `"String"`) makes the rest of each
 /// such name a word the program derives from the name: the rest counts as a name the code
 /// uses, so data holding it (`{"param_type": "String"}`) changes with the class. When the rest
@@ -1143,7 +1187,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
 fn add_affix_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Findings) {
     let cut: HashSet<&str> = facts
         .iter()
-        .flat_map(|ff| ff.whole_strings.iter().copied())
+        .flat_map(|ff| ff.cut_strings.iter().copied())
         .filter(|w| f.code_affixes.contains(*w))
         .collect();
     if cut.is_empty() {
@@ -2366,6 +2410,12 @@ EXPECTED = {"param_type": "String"}
         assert_eq!(f.frozen_tokens.get("string"), Some(&FreezeReason::Dynamic));
         assert!(f.owned_runs.contains("StringParamType"));
         assert!(f.owned_tokens.contains("param"));
+        // Only a string the program cuts with counts: a comparison leaves no rest.
+        let compared = String::from_utf8_lossy(src).replace(".partition(", ".endswith(");
+        let input = one_file(compared.as_bytes(), &env, &defined);
+        let f = analyze(&input);
+        assert!(!f.code_runs.contains("String"));
+        assert!(!f.frozen_tokens.contains_key("string"));
     }
 
     /// A family member whose run-time part is frozen later than the member is looked at
