@@ -391,8 +391,17 @@ impl LayoutStore {
                 return e.layout.clone();
             }
         }
+        // Planned without the lock (it parses the file); a layout stored for the same content
+        // meanwhile (a rename carrying its layout, a write-back) wins over the fresh plan, or
+        // a file moved while the background scan renders it would take the new path's order.
         let planned = reorder::plan(path, original, self.seed);
-        self.files.lock().insert(
+        let mut files = self.files.lock();
+        if let Some(e) = files.get(path) {
+            if e.hash == hash {
+                return e.layout.clone();
+            }
+        }
+        files.insert(
             path.to_vec(),
             Entry {
                 hash,
