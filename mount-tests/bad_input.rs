@@ -220,6 +220,7 @@ fn huge_truncate_and_offset_are_refused_and_the_daemon_lives() {
     };
     let view_before = fs::read(m.path(&t[0])).unwrap();
     let truncated = std::process::Command::new("truncate")
+        .env("LC_ALL", "C")
         .args(["-s", "1T"])
         .arg(m.path(&t[0]))
         .output()
