@@ -1350,14 +1350,9 @@ fn swapped_in_strings(word: &str, input: &PolicyInput<'_>, f: &Findings) -> bool
 /// Whether `run` is in one case only and its spelling in the other case is a run the code
 /// uses and does not freeze (the mirror of `Renamer::is_other_case_of_code_ident`).
 fn other_case_is_code(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
-    let upper = run.bytes().any(|b| b.is_ascii_uppercase());
-    let lower = run.bytes().any(|b| b.is_ascii_lowercase());
-    let other = match (upper, lower) {
-        (true, false) => run.to_ascii_lowercase(),
-        (false, true) => run.to_ascii_uppercase(),
-        _ => return false,
-    };
-    f.code_runs.contains(&other) && freeze_reason(&other, input, f).is_none()
+    tokens::other_case(run).is_some_and(|other| {
+        f.code_runs.contains(&other) && freeze_reason(&other, input, f).is_none()
+    })
 }
 
 /// Whether a run of a whole name's family would not change the way the name does in strings:

@@ -153,14 +153,8 @@ impl Renamer {
     /// when the name stays (dateutil's `interval=`, an outside name), `"INTERVAL"` stays too,
     /// or `name.lower()` would pass a keyword nobody takes.
     fn is_other_case_of_code_ident(&self, run: &str) -> bool {
-        let upper = run.bytes().any(|b| b.is_ascii_uppercase());
-        let lower = run.bytes().any(|b| b.is_ascii_lowercase());
-        let other = match (upper, lower) {
-            (true, false) => run.to_ascii_lowercase(),
-            (false, true) => run.to_ascii_uppercase(),
-            _ => return false,
-        };
-        self.is_code_ident(&other) && !self.is_frozen_run(&other)
+        tokens::other_case(run)
+            .is_some_and(|other| self.is_code_ident(&other) && !self.is_frozen_run(&other))
     }
 
     /// Whether a letter token of `run`, taken as a run of its own (as written or lowercase),

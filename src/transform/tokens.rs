@@ -101,6 +101,18 @@ pub fn render(word: &str, shape: Shape, out: &mut String) {
     }
 }
 
+/// The same run in the other case, for a run in one case only (digits and `_` aside):
+/// `"FREQ"` gives `freq`, `sql_field` gives `SQL_FIELD`; `None` for mixed case or no letters.
+pub fn other_case(run: &str) -> Option<String> {
+    let upper = run.bytes().any(|b| b.is_ascii_uppercase());
+    let lower = run.bytes().any(|b| b.is_ascii_lowercase());
+    match (upper, lower) {
+        (true, false) => Some(run.to_ascii_lowercase()),
+        (false, true) => Some(run.to_ascii_uppercase()),
+        _ => None,
+    }
+}
+
 /// Number of letter tokens in a run: a run with two or more is a *compound*.
 pub fn word_count(run: &str) -> usize {
     split(run)
