@@ -5,37 +5,9 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::Path;
 use std::process::Command;
 
-use crate::harness::{git, output, run_ok, Mount, Repo};
-
-/// `sh -c script` in `dir` with git configured as a harness container has it (an identity,
-/// no pager, no colour); returns (exit code, stdout + stderr).
-fn sh(dir: &Path, script: &str) -> (i32, String) {
-    let out = output(
-        Command::new("sh")
-            .arg("-c")
-            .arg(script)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_AUTHOR_NAME", "agent")
-            .env("GIT_AUTHOR_EMAIL", "agent@localhost")
-            .env("GIT_COMMITTER_NAME", "agent")
-            .env("GIT_COMMITTER_EMAIL", "agent@localhost")
-            .env("GIT_PAGER", "cat"),
-    );
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
-    (out.status.code().unwrap_or(-1), text)
-}
-
-fn sh_ok(dir: &Path, script: &str) -> String {
-    let (code, text) = sh(dir, script);
-    assert_eq!(code, 0, "`{script}` failed in {}:\n{text}", dir.display());
-    text
-}
+use crate::harness::{assert_no_original, git, run_ok, sh, sh_ok, Mount, Repo};
 
 /// The owned runs the bundle renames (original names).
 fn owned(repo: &Repo, seed: u64) -> BTreeSet<String> {
@@ -45,23 +17,6 @@ fn owned(repo: &Repo, seed: u64) -> BTreeSet<String> {
         .iter()
         .map(|v| v.as_str().unwrap().to_string())
         .collect()
-}
-
-/// Panics when `text` holds one of `names` as a whole identifier run, or the original's path.
-fn assert_clean(what: &str, text: &[u8], names: &BTreeSet<String>, orig: &Path) {
-    let s = String::from_utf8_lossy(text);
-    let orig = orig.to_string_lossy();
-    assert!(
-        !s.contains(orig.as_ref()),
-        "{what} shows the original's path {orig}"
-    );
-    for run in s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-        assert!(
-            !names.contains(run),
-            "{what} shows the original name `{run}`:\n{}",
-            &s[..s.len().min(4000)]
-        );
-    }
 }
 
 /// Make the original's work tree differ from HEAD in every way git reports.
@@ -109,7 +64,7 @@ fn status_in_the_view_says_what_the_original_says() {
         return;
     };
     let got = sh_ok(&m.point, STATUS);
-    assert_clean("git status", got.as_bytes(), &names, &repo.orig);
+    assert_no_original("git status", got.as_bytes(), &names, &repo.orig);
     // The same lines; git orders them by name, and names differ in the view.
     let sorted = |s: &str| {
         let mut l: Vec<String> = s.lines().map(str::to_string).collect();
@@ -161,7 +116,7 @@ fn swe_agent_reset_and_submit() {
         "git fetch && git status && git restore . && git reset --hard && git checkout {base} && git clean -fdq"
     );
     let out = sh_ok(&m.point, &reset);
-    assert_clean("the reset", out.as_bytes(), &names, &repo.orig);
+    assert_no_original("the reset", out.as_bytes(), &names, &repo.orig);
     assert_eq!(
         fs::read(repo.orig.join("bookmobile/ledger.py")).unwrap(),
         ledger_orig,
@@ -194,7 +149,7 @@ fn swe_agent_reset_and_submit() {
     );
     sh_ok(&m.point, &submit);
     let patch = fs::read(&model).unwrap();
-    assert_clean("model.patch", &patch, &names, &repo.orig);
+    assert_no_original("model.patch", &patch, &names, &repo.orig);
     let patch = String::from_utf8(patch).unwrap();
     assert!(patch.contains("+def agent_helper():"), "{patch}");
     assert!(patch.contains("new_module.py"), "{patch}");
@@ -253,7 +208,7 @@ fn mini_swe_agent_diff() {
         &m.point,
         &format!("git diff -- {f} > patch.txt && cat patch.txt"),
     );
-    assert_clean("git diff", out.as_bytes(), &names, &repo.orig);
+    assert_no_original("git diff", out.as_bytes(), &names, &repo.orig);
     assert!(out.contains("+# agent was here"), "{out}");
     let out = sh_ok(&m.point, "git add -A && git diff --cached");
     assert!(out.contains("patch.txt") && out.contains("+# agent was here"));
@@ -286,7 +241,7 @@ fn openhands_flow() {
          done && git diff --no-color --cached {base} > patch.diff && cat patch.diff"
     );
     let out = sh_ok(&m.point, &flow);
-    assert_clean("the OpenHands flow", out.as_bytes(), &names, &repo.orig);
+    assert_no_original("the OpenHands flow", out.as_bytes(), &names, &repo.orig);
     assert!(out.contains("+EXTRA = 2"), "{out}");
     // The workspace copy is a repository of its own that still answers the same way.
     let ws = m.point.parent().unwrap().join("workspace");
@@ -353,7 +308,7 @@ fn history_and_storage_hold_no_original_name() {
         "git fsck --no-dangling".to_string(),
     ] {
         let out = sh_ok(&m.point, &cmd);
-        assert_clean(&cmd, out.as_bytes(), &names, &repo.orig);
+        assert_no_original(&cmd, out.as_bytes(), &names, &repo.orig);
     }
     // The earlier original commit does not exist in the view.
     let (code, _) = sh(&m.point, &format!("git cat-file -t {first}"));
@@ -364,11 +319,11 @@ fn history_and_storage_hold_no_original_name() {
             .args(["cat-file", "--batch-all-objects", "--batch", "--unordered"])
             .current_dir(&m.point),
     );
-    assert_clean("the objects", objects.as_bytes(), &names, &repo.orig);
+    assert_no_original("the objects", objects.as_bytes(), &names, &repo.orig);
     for (k, e) in crate::harness::walk(&m.path(".git"), &[]) {
         if let crate::harness::Entry::File(c) = e {
             if !k.ends_with(b".pack") && !k.ends_with(b".idx") {
-                assert_clean(
+                assert_no_original(
                     &format!(".git/{}", String::from_utf8_lossy(&k)),
                     &c,
                     &names,
