@@ -492,17 +492,19 @@ pub struct Findings {
     /// uses them as local variables (see `is_pure_local`); a subset of `owned_runs`.
     pub local_runs: BTreeSet<String>,
     /// Starts and ends of the code's runs of three words or more, which strings swap like
-    /// the code does (`rename::affixes`); kept in step with `code_runs` by `refresh_affixes`.
+    /// the code does (`rename::affixes`); kept in step with `code_runs` by `add_code_runs`.
     pub code_affixes: HashSet<Box<str>>,
 }
 
 impl Findings {
-    fn refresh_affixes(&mut self) {
-        self.code_affixes = self
-            .code_runs
-            .iter()
-            .flat_map(|r| super::rename::affixes(r))
-            .collect();
+    /// Count more runs as names the code uses, with their starts and ends.
+    fn add_code_runs(&mut self, runs: impl IntoIterator<Item = String>) {
+        for r in runs {
+            if !self.code_runs.contains(&r) {
+                self.code_affixes.extend(super::rename::affixes(&r));
+                self.code_runs.insert(r);
+            }
+        }
     }
 }
 
@@ -1027,8 +1029,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
     }
     f.seen_tokens = seen.into_iter().collect();
-    f.code_runs = code_runs.into_iter().map(str::to_string).collect();
-    f.refresh_affixes();
+    f.add_code_runs(code_runs.into_iter().map(str::to_string));
     add_affix_rests(&facts, input, &mut f);
     // Owned: what the repository defines, plus its module names (file stems, packages).
     let owned: BTreeSet<&String> = input
@@ -1061,8 +1062,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         })
         .map(|r| r.to_ascii_lowercase())
         .collect();
-    f.code_runs.extend(joins);
-    f.refresh_affixes();
+    f.add_code_runs(joins);
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
     // Outside names in lower case: an upper-case run of the repository that spells one is a
     // name made from it at run time (pyflakes dispatches on `type(node).__name__.upper()` to
@@ -1172,7 +1172,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     freeze_joins_of_frozen_names(&mut f);
     // Module names count as code identifiers: imports and strings name them.
-    f.code_runs.extend(input.tree_modules.iter().cloned());
+    f.add_code_runs(input.tree_modules.iter().cloned());
     f
 }
 
@@ -1215,7 +1215,7 @@ fn add_affix_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Fin
             }
         }
     }
-    f.code_runs.extend(rests);
+    f.add_code_runs(rests);
     for t in kept {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
     }
