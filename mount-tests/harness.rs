@@ -633,10 +633,18 @@ pub fn sh_ok(dir: &Path, script: &str) -> String {
 /// Panics when `text` shows the original's path or one of `names` (original owned names) as
 /// a whole identifier run. Words holding a URL or an e-mail address are skipped: the view
 /// keeps those whole by design (docs/design-notes.md, "URLs, addresses...").
-pub fn assert_no_original(what: &str, text: &[u8], names: &std::collections::BTreeSet<String>, orig: &Path) {
+pub fn assert_no_original(
+    what: &str,
+    text: &[u8],
+    names: &std::collections::BTreeSet<String>,
+    orig: &Path,
+) {
     let s = String::from_utf8_lossy(text);
     let orig = orig.to_string_lossy();
-    assert!(!s.contains(orig.as_ref()), "{what} shows the original's path {orig}");
+    assert!(
+        !s.contains(orig.as_ref()),
+        "{what} shows the original's path {orig}"
+    );
     for word in s.split(|c: char| c.is_whitespace() || "<>()[]\"'`".contains(c)) {
         if word.contains("://") || word.contains('@') {
             continue;

@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::process::Command;
 
-use crate::harness::{assert_no_original, git, output, run_ok, sdist, sh_ok, unpack, walk, Entry, Repo};
+use crate::harness::{
+    assert_no_original, git, output, run_ok, sdist, sh_ok, unpack, walk, Entry, Repo,
+};
 
 #[test]
 fn real_history_harness_and_install() {

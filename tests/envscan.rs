@@ -362,3 +362,41 @@ fn a_repository_keeps_what_outside_code_calls_it_by() {
         v[0]
     );
 }
+
+/// The time zone database's names are outside names: the pieces of zone keys (`Olympus_Mons`
+/// of `Mars/Olympus_Mons`) and the abbreviations a zone file holds (`XYZT`), read from the
+/// TZif header's counts (RFC 8536); a file that is no TZif, or lies about its counts, gives
+/// nothing and no error.
+#[test]
+fn time_zone_names_and_abbreviations_are_outside_names() {
+    let d = tempfile::tempdir().unwrap();
+    let zones = d.path().join("zones");
+    std::fs::create_dir_all(zones.join("Mars")).unwrap();
+    let code = format!(
+        r#"import struct
+zones = {zones:?}
+head = b"TZif" + b"\0" * 16 + struct.pack(">6l", 0, 0, 0, 0, 1, 10)
+open(zones + "/Mars/Olympus_Mons", "wb").write(head + b"\0" * 6 + b"XYZT\0QRST\0")
+open(zones + "/Mars/Broken", "wb").write(b"TZif" + b"\0" * 16 + struct.pack(">6l", 0, 0, 0, -1, 1, 10))
+open(zones + "/Mars/notes.txt", "wb").write(b"not a zone file")
+envscan.ZONE_DIRS = [zones]
+words = envscan.zone_words()
+print(json.dumps(sorted(w for w in words if w in ("Mars", "Olympus_Mons", "XYZT", "QRST", "Broken", "notes", "txt"))))
+"#,
+        zones = zones.to_str().unwrap()
+    );
+    let got: Vec<String> = serde_json::from_slice(&python(d.path(), &code)).unwrap();
+    assert_eq!(
+        got,
+        [
+            "Broken",
+            "Mars",
+            "Olympus_Mons",
+            "QRST",
+            "XYZT",
+            "notes",
+            "txt"
+        ],
+        "zone key pieces (file names included) and the abbreviations of valid files"
+    );
+}
