@@ -109,6 +109,27 @@ pub fn render(original: &[u8], layout: &Layout) -> Vec<u8> {
     out
 }
 
+/// For each line of `new`, the index of the line of `old` it is (patience diff), or `None`
+/// for a new line. The one line matcher of Level 3's write path and of `patch`.
+pub fn matched_lines(old: &[&[u8]], new: &[&[u8]]) -> Vec<Option<usize>> {
+    let mut out = vec![None; new.len()];
+    for op in similar::capture_diff_slices(Algorithm::Patience, old, new) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for t in 0..len {
+                if let Some(k) = out.get_mut(new_index + t) {
+                    *k = Some(old_index + t);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Given the original and layout a view was rendered from, and new view bytes, the new
 /// original and the layout under which it renders to exactly `new_view`.
 pub fn inverse(base_original: &[u8], base_layout: &Layout, new_view: &[u8]) -> (Vec<u8>, Layout) {
@@ -124,23 +145,10 @@ pub fn inverse(base_original: &[u8], base_layout: &Layout, new_view: &[u8]) -> (
     let m = new_lines.len();
 
     // Which original line each new view line is (None: new).
-    let mut kept: Vec<Option<usize>> = vec![None; m];
-    for op in similar::capture_diff_slices(Algorithm::Patience, &base_view, &new_lines) {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            for t in 0..len {
-                if let (Some(k), Some(&o)) =
-                    (kept.get_mut(new_index + t), base_order.get(old_index + t))
-                {
-                    *k = Some(o);
-                }
-            }
-        }
-    }
+    let kept: Vec<Option<usize>> = matched_lines(&base_view, &new_lines)
+        .into_iter()
+        .map(|v| v.and_then(|v| base_order.get(v).copied()))
+        .collect();
     // Mapped original: kept lines in original order, new lines after the original line that
     // precedes them in the view.
     let mut front: Vec<usize> = Vec::new();

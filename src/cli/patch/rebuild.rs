@@ -8,7 +8,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use sha2::Digest as _;
-use similar::{Algorithm, DiffOp};
 
 use super::super::CliError;
 use super::hex;
@@ -236,19 +235,10 @@ pub(super) fn forward_units(
     for (k, &i) in order.iter().enumerate() {
         vpos[i] = k;
     }
-    let mut kept: Vec<Option<usize>> = vec![None; nl.len()];
-    for op in similar::capture_diff_slices(Algorithm::Patience, &bl, &nl) {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            for t in 0..len {
-                kept[new_index + t] = Some(vpos[old_index + t]);
-            }
-        }
-    }
+    let kept: Vec<Option<usize>> = layout::matched_lines(&bl, &nl)
+        .into_iter()
+        .map(|i| i.map(|i| vpos[i]))
+        .collect();
     let seq = reorder::emit(nl.len(), &structure.runs, &mut |run| {
         let mut keys: Vec<(usize, usize)> = Vec::with_capacity(run.units.len());
         for (i, u) in run.units.iter().enumerate() {
@@ -287,21 +277,14 @@ pub(super) fn forward(base: &[u8], layout: &Layout, new: &[u8]) -> Vec<u8> {
     } else {
         (0..bl.len()).collect()
     };
+    let new_of = layout::matched_lines(&bl, &nl);
     let mut matched: Vec<Option<usize>> = vec![None; bl.len()];
-    let mut is_kept = vec![false; nl.len()];
-    for op in similar::capture_diff_slices(Algorithm::Patience, &bl, &nl) {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            for t in 0..len {
-                matched[old_index + t] = Some(new_index + t);
-                is_kept[new_index + t] = true;
-            }
+    for (j, i) in new_of.iter().enumerate() {
+        if let Some(i) = *i {
+            matched[i] = Some(j);
         }
     }
+    let is_kept: Vec<bool> = new_of.iter().map(Option::is_some).collect();
     let mut front = Vec::new();
     let mut after: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut last = None;
