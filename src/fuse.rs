@@ -17,7 +17,9 @@ use fuser::{
 };
 
 use crate::fs::watch::{Inval, Invalidate, Watcher};
-use crate::fs::{Attr, FsError, Kind, Options, SetAttr, SetTime, ViewFs, LONG_TTL, MAX_WRITE, TTL};
+use crate::fs::{
+    Attr, Caller, FsError, Kind, Options, SetAttr, SetTime, ViewFs, LONG_TTL, MAX_WRITE, TTL,
+};
 use crate::transform::Transform;
 
 /// The fuser adapter over a shared [`ViewFs`].
@@ -211,14 +213,14 @@ impl Filesystem for FuseFs {
 
     fn mkdir(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         name: &OsStr,
         mode: u32,
         umask: u32,
         reply: ReplyEntry,
     ) {
-        match self.fs.mkdir(parent.0, name, mode, umask) {
+        match self.fs.mkdir(parent.0, name, mode, umask, caller(req)) {
             Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
@@ -240,13 +242,13 @@ impl Filesystem for FuseFs {
 
     fn symlink(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         link_name: &OsStr,
         target: &Path,
         reply: ReplyEntry,
     ) {
-        match self.fs.symlink(parent.0, link_name, target) {
+        match self.fs.symlink(parent.0, link_name, target, caller(req)) {
             Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
@@ -526,7 +528,7 @@ impl Filesystem for FuseFs {
 
     fn create(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         name: &OsStr,
         mode: u32,
@@ -535,7 +537,10 @@ impl Filesystem for FuseFs {
         reply: ReplyCreate,
     ) {
         if self.watched {
-            match self.fs.create_ino(parent.0, name, mode, umask, flags) {
+            match self
+                .fs
+                .create_ino(parent.0, name, mode, umask, flags, caller(req))
+            {
                 Ok(a) => reply.created(
                     &self.ttl(),
                     &attr(&a),
@@ -547,7 +552,10 @@ impl Filesystem for FuseFs {
             }
             return;
         }
-        match self.fs.create(parent.0, name, mode, umask, flags) {
+        match self
+            .fs
+            .create(parent.0, name, mode, umask, flags, caller(req))
+        {
             Ok((a, o)) => reply.created(
                 &self.ttl(),
                 &attr(&a),
@@ -610,6 +618,13 @@ impl Mounted {
         self.watcher.take();
         self.fs.stop_background();
         self.session.join()
+    }
+}
+
+fn caller(req: &Request) -> Caller {
+    Caller {
+        uid: req.uid(),
+        gid: req.gid(),
     }
 }
 

@@ -137,6 +137,39 @@ pub struct Attr {
     pub blksize: u32,
 }
 
+/// Who asked for a new file, directory or link: it is made theirs in the original (and in
+/// scratch), as on a native filesystem, so an agent running as another user than the daemon
+/// can edit what it created. A daemon that is not root cannot give files away and leaves
+/// them its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caller {
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl Caller {
+    /// The daemon itself (what tests and internal callers create as).
+    pub fn daemon() -> Caller {
+        // SAFETY: geteuid and getegid have no preconditions and cannot fail.
+        unsafe {
+            Caller {
+                uid: libc::geteuid(),
+                gid: libc::getegid(),
+            }
+        }
+    }
+
+    /// Give `path` (just created, never a followed symlink) to the caller.
+    fn take(self, path: &Path) -> FsResult<()> {
+        let me = Caller::daemon();
+        if me.uid != 0 || self == me {
+            return Ok(());
+        }
+        std::os::unix::fs::lchown(path, Some(self.uid), Some(self.gid))
+            .map_err(|e| FsError::io(format!("chown {}", path.display()), e))
+    }
+}
+
 /// A time given to `setattr`.
 #[derive(Debug, Clone, Copy)]
 pub enum SetTime {
@@ -811,16 +844,24 @@ impl ViewFs {
         Ok(())
     }
 
-    pub fn mkdir(&self, parent: u64, name: &OsStr, mode: u32, umask: u32) -> FsResult<Attr> {
+    pub fn mkdir(
+        &self,
+        parent: u64,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        who: Caller,
+    ) -> FsResult<Attr> {
         let (view, back) = self.child(parent, name)?;
         self.prepare(&back)?;
         let path = self.safe_path(&back)?;
         fs::create_dir(&path).map_err(|e| FsError::io(format!("mkdir {}", path.display()), e))?;
         let _ = fs::set_permissions(&path, fs::Permissions::from_mode(mode & !umask & 0o7777));
+        who.take(&path)?;
         self.new_entry(view, back)
     }
 
-    pub fn symlink(&self, parent: u64, name: &OsStr, target: &Path) -> FsResult<Attr> {
+    pub fn symlink(&self, parent: u64, name: &OsStr, target: &Path, who: Caller) -> FsResult<Attr> {
         let (view, back) = self.child(parent, name)?;
         self.prepare(&back)?;
         let path = self.safe_path(&back)?;
@@ -836,6 +877,7 @@ impl ViewFs {
         };
         std::os::unix::fs::symlink(&target, &path)
             .map_err(|e| FsError::io(format!("symlink {}", path.display()), e))?;
+        who.take(&path)?;
         self.new_entry(view, back)
     }
 
@@ -1467,9 +1509,10 @@ impl ViewFs {
         mode: u32,
         umask: u32,
         flags: i32,
+        who: Caller,
     ) -> FsResult<(Attr, Opened)> {
         // `create_ino` has applied O_TRUNC already; the handle opens what is there.
-        let ino = self.create_ino(parent, name, mode, umask, flags)?.ino;
+        let ino = self.create_ino(parent, name, mode, umask, flags, who)?.ino;
         let flags = flags & !(libc::O_ACCMODE | libc::O_TRUNC);
         let opened = self.open(ino, flags | libc::O_RDWR)?;
         let attr = self.getattr(ino)?;
@@ -1665,11 +1708,15 @@ impl ViewFs {
         mode: u32,
         umask: u32,
         flags: i32,
+        who: Caller,
     ) -> FsResult<Attr> {
         let (view, back) = self.child(parent, name)?;
         self.prepare(&back)?;
         let path = self.safe_path(&back)?;
         let existed = create_file(&path, mode & !umask & 0o7777, flags)?;
+        if !existed {
+            who.take(&path)?;
+        }
         let ino = self.state.lock().table.intern(view, back);
         if existed && flags & libc::O_TRUNC != 0 {
             self.setattr(

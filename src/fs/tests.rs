@@ -2,6 +2,7 @@
 
 use std::ffi::OsStr;
 use std::fs;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -96,9 +97,14 @@ impl Fixture {
 
     fn create(&self, dir: &str, name: &str, data: &[u8]) -> FsResult<()> {
         let p = self.fs.lookup_path(Path::new(dir))?;
-        let (a, o) = self
-            .fs
-            .create(p.ino, OsStr::new(name), 0o644, 0o022, libc::O_WRONLY)?;
+        let (a, o) = self.fs.create(
+            p.ino,
+            OsStr::new(name),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )?;
         self.fs.write(a.ino, o.fh, 0, data)?;
         self.fs.release(a.ino, o.fh)
     }
@@ -198,8 +204,14 @@ fn law2_read_your_writes_and_write_back() {
 fn create_mkdir_and_translated_names() {
     let f = fixture();
     let root = f.fs.getattr(ROOT_INO).unwrap();
-    f.fs.mkdir(root.ino, OsStr::new("omega_dir"), 0o755, 0o022)
-        .unwrap();
+    f.fs.mkdir(
+        root.ino,
+        OsStr::new("omega_dir"),
+        0o755,
+        0o022,
+        Caller::daemon(),
+    )
+    .unwrap();
     f.create("omega_dir", "new_omega.py", b"x = omega\n")
         .unwrap();
     assert_eq!(
@@ -310,8 +322,14 @@ fn write_to_unlinked_open_file_does_not_resurrect_it() {
 fn scratch_caches_never_reach_the_original() {
     let f = fixture();
     let pkg = f.fs.lookup_path(Path::new("pkg")).unwrap();
-    f.fs.mkdir(pkg.ino, OsStr::new("__pycache__"), 0o755, 0o022)
-        .unwrap();
+    f.fs.mkdir(
+        pkg.ino,
+        OsStr::new("__pycache__"),
+        0o755,
+        0o022,
+        Caller::daemon(),
+    )
+    .unwrap();
     f.create("pkg/__pycache__", "m.cpython-311.pyc.123", b"\0alpha")
         .unwrap();
     let pc = f.fs.lookup_path(Path::new("pkg/__pycache__")).unwrap();
@@ -332,8 +350,14 @@ fn scratch_caches_never_reach_the_original() {
         .state
         .join("scratch/pkg/__pycache__/m.cpython-311.pyc")
         .exists());
-    f.fs.mkdir(ROOT_INO, OsStr::new(".pytest_cache"), 0o755, 0o022)
-        .unwrap();
+    f.fs.mkdir(
+        ROOT_INO,
+        OsStr::new(".pytest_cache"),
+        0o755,
+        0o022,
+        Caller::daemon(),
+    )
+    .unwrap();
     f.create(".pytest_cache", "v", b"new").unwrap();
     assert_eq!(fs::read(f.orig.join(".pytest_cache/v")).unwrap(), b"x");
     assert_eq!(f.read(".pytest_cache/v"), b"new");
@@ -344,18 +368,20 @@ fn escaping_and_reserved_names_are_refused() {
     let f = fixture();
     let root = f.fs.getattr(ROOT_INO).unwrap();
     for bad in ["..", ".", "a/b", ""] {
-        let e = f.fs.mkdir(root.ino, OsStr::new(bad), 0o755, 0).unwrap_err();
+        let e =
+            f.fs.mkdir(root.ino, OsStr::new(bad), 0o755, 0, Caller::daemon())
+                .unwrap_err();
         assert_eq!(e.errno, libc::EINVAL, "{bad}");
     }
     let tmp = format!("{}x", crate::transform::WRITEBACK_TMP_PREFIX);
     assert_eq!(
-        f.fs.mkdir(root.ino, OsStr::new(&tmp), 0o755, 0)
+        f.fs.mkdir(root.ino, OsStr::new(&tmp), 0o755, 0, Caller::daemon())
             .unwrap_err()
             .errno,
         libc::EACCES
     );
     assert_eq!(
-        f.fs.mkdir(root.ino, OsStr::new("secret"), 0o755, 0)
+        f.fs.mkdir(root.ino, OsStr::new("secret"), 0o755, 0, Caller::daemon())
             .unwrap_err()
             .errno,
         libc::EACCES
@@ -371,8 +397,15 @@ fn escaping_and_reserved_names_are_refused() {
         outside.as_os_str().as_bytes()
     );
     let e =
-        f.fs.create(link.ino, OsStr::new("evil"), 0o644, 0, libc::O_WRONLY)
-            .unwrap_err();
+        f.fs.create(
+            link.ino,
+            OsStr::new("evil"),
+            0o644,
+            0,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
+        .unwrap_err();
     assert_eq!(e.errno, libc::EACCES);
     assert!(!outside.join("evil").exists());
 }
@@ -388,10 +421,19 @@ fn the_views_git_lives_in_scratch() {
         libc::ENOENT,
         "the original's .git is not shown"
     );
-    let g = f.fs.mkdir(root.ino, OsStr::new(".git"), 0o755, 0).unwrap();
-    let (a, o) =
-        f.fs.create(g.ino, OsStr::new("HEAD"), 0o644, 0, libc::O_WRONLY)
+    let g =
+        f.fs.mkdir(root.ino, OsStr::new(".git"), 0o755, 0, Caller::daemon())
             .unwrap();
+    let (a, o) =
+        f.fs.create(
+            g.ino,
+            OsStr::new("HEAD"),
+            0o644,
+            0,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
+        .unwrap();
     f.fs.write(a.ino, o.fh, 0, b"ref: refs/heads/view\n")
         .unwrap();
     f.fs.release(a.ino, o.fh).unwrap();
@@ -439,7 +481,14 @@ fn rewritten_files_invert_against_what_they_held() {
     let root = fs.getattr(ROOT_INO).unwrap();
     fs.unlink(root.ino, OsStr::new("m.py")).unwrap();
     let (a, o) = fs
-        .create(root.ino, OsStr::new("m.py"), 0o644, 0, libc::O_WRONLY)
+        .create(
+            root.ino,
+            OsStr::new("m.py"),
+            0o644,
+            0,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
         .unwrap();
     fs.write(a.ino, o.fh, 0, &view).unwrap();
     fs.release(a.ino, o.fh).unwrap();
@@ -482,8 +531,13 @@ fn rewritten_files_invert_against_what_they_held() {
 fn symlink_targets_translate_by_component() {
     let f = fixture();
     let a =
-        f.fs.symlink(ROOT_INO, OsStr::new("ln"), Path::new("../../etc/passwd"))
-            .unwrap();
+        f.fs.symlink(
+            ROOT_INO,
+            OsStr::new("ln"),
+            Path::new("../../etc/passwd"),
+            Caller::daemon(),
+        )
+        .unwrap();
     assert_eq!(a.kind, Kind::Symlink);
     assert_eq!(
         fs::read_link(f.orig.join("ln")).unwrap(),
@@ -492,8 +546,13 @@ fn symlink_targets_translate_by_component() {
     assert_eq!(f.fs.readlink(a.ino).unwrap(), b"../../etc/passwd");
     // A relative target names files: each component is translated both ways.
     let b =
-        f.fs.symlink(ROOT_INO, OsStr::new("ln2"), Path::new("sub/alpha.txt"))
-            .unwrap();
+        f.fs.symlink(
+            ROOT_INO,
+            OsStr::new("ln2"),
+            Path::new("sub/alpha.txt"),
+            Caller::daemon(),
+        )
+        .unwrap();
     assert_eq!(
         fs::read_link(f.orig.join("ln2")).unwrap(),
         Path::new("sub/omega.txt")
@@ -501,8 +560,13 @@ fn symlink_targets_translate_by_component() {
     assert_eq!(f.fs.readlink(b.ino).unwrap(), b"sub/alpha.txt");
     // Absolute targets stay as they are.
     let c =
-        f.fs.symlink(ROOT_INO, OsStr::new("ln3"), Path::new("/alpha"))
-            .unwrap();
+        f.fs.symlink(
+            ROOT_INO,
+            OsStr::new("ln3"),
+            Path::new("/alpha"),
+            Caller::daemon(),
+        )
+        .unwrap();
     assert_eq!(
         fs::read_link(f.orig.join("ln3")).unwrap(),
         Path::new("/alpha")
@@ -770,6 +834,7 @@ fn handle_less_create_truncate_and_scratch() {
             0o640,
             0o022,
             libc::O_RDWR,
+            Caller::daemon(),
         )
         .unwrap();
     assert_eq!(a.size, 0);
@@ -796,6 +861,7 @@ fn handle_less_create_truncate_and_scratch() {
             0o644,
             0o022,
             libc::O_RDWR | libc::O_TRUNC,
+            Caller::daemon(),
         )
         .unwrap();
     assert_eq!(again.ino, a.ino);
@@ -806,16 +872,30 @@ fn handle_less_create_truncate_and_scratch() {
         0o644,
         0o022,
         libc::O_RDWR | libc::O_EXCL,
+        Caller::daemon(),
     );
     assert_eq!(excl.unwrap_err().errno, libc::EEXIST);
     // Scratch files (byte-code caches) are read and written by path, never in the original.
     let pkg = f.fs.lookup_path(Path::new("pkg")).unwrap();
-    f.fs.mkdir(pkg.ino, OsStr::new("__pycache__"), 0o755, 0o022)
-        .unwrap();
+    f.fs.mkdir(
+        pkg.ino,
+        OsStr::new("__pycache__"),
+        0o755,
+        0o022,
+        Caller::daemon(),
+    )
+    .unwrap();
     let pc = f.fs.lookup_path(Path::new("pkg/__pycache__")).unwrap();
     let c =
-        f.fs.create_ino(pc.ino, OsStr::new("x.pyc"), 0o644, 0o022, libc::O_WRONLY)
-            .unwrap();
+        f.fs.create_ino(
+            pc.ino,
+            OsStr::new("x.pyc"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
+        .unwrap();
     f.fs.write_ino(c.ino, 0, b"\0alpha").unwrap();
     f.fs.fsync_ino(c.ino).unwrap();
     assert_eq!(f.fs.read_ino(c.ino, 1, 10).unwrap(), b"alpha");
@@ -843,6 +923,7 @@ fn full_chunks_of_a_large_file_are_deferred_until_the_last_piece_or_fsync() {
             0o644,
             0o022,
             libc::O_WRONLY,
+            Caller::daemon(),
         )
         .unwrap();
     let orig = f.orig.join("big.txt");
@@ -882,6 +963,7 @@ fn the_deferred_flusher_writes_back_and_stops_at_unmount() {
             0o644,
             0o022,
             libc::O_WRONLY,
+            Caller::daemon(),
         )
         .unwrap();
     let chunk = vec![b'y'; MAX_WRITE as usize];
@@ -918,6 +1000,7 @@ fn handle_create_of_an_existing_file_with_o_trunc_empties_it() {
             0o644,
             0o022,
             libc::O_WRONLY | libc::O_TRUNC,
+            Caller::daemon(),
         )
         .unwrap();
     assert_eq!(a.size, 0);
@@ -952,7 +1035,8 @@ fn tool_output_created_in_the_view_lives_in_scratch() {
         (ROOT_INO, ".tox"),
         (pkg.ino, "build"),
     ] {
-        f.fs.mkdir(parent, OsStr::new(dir), 0o755, 0o022).unwrap();
+        f.fs.mkdir(parent, OsStr::new(dir), 0o755, 0o022, Caller::daemon())
+            .unwrap();
     }
     f.create(".hypothesis", "examples", b"alpha").unwrap();
     f.create("omega_pkg.egg-info", "PKG-INFO", b"Name: omega_pkg\n")
@@ -1012,6 +1096,7 @@ fn pytest_cache_made_by_rename_stays_in_scratch() {
         OsStr::new("pytest-cache-files-x1y2"),
         0o755,
         0o022,
+        Caller::daemon(),
     )
     .unwrap();
     f.create("pytest-cache-files-x1y2", "README.md", b"# pytest cache\n")
@@ -1036,13 +1121,25 @@ fn rename_between_scratch_and_original_copies_as_the_view_shows() {
     let f = fixture();
     // Scratch directory -> original: contents and names go through the transform, and tool
     // output inside it stays in scratch at its new place.
-    f.fs.mkdir(ROOT_INO, OsStr::new("htmlcov"), 0o755, 0o022)
-        .unwrap();
+    f.fs.mkdir(
+        ROOT_INO,
+        OsStr::new("htmlcov"),
+        0o755,
+        0o022,
+        Caller::daemon(),
+    )
+    .unwrap();
     f.create("htmlcov", "omega.html", b"<p>omega</p>\n")
         .unwrap();
     let h = f.fs.lookup_path(Path::new("htmlcov")).unwrap();
-    f.fs.mkdir(h.ino, OsStr::new("__pycache__"), 0o755, 0o022)
-        .unwrap();
+    f.fs.mkdir(
+        h.ino,
+        OsStr::new("__pycache__"),
+        0o755,
+        0o022,
+        Caller::daemon(),
+    )
+    .unwrap();
     f.create("htmlcov/__pycache__", "x.pyc", b"\0pyc").unwrap();
     let file = f.fs.lookup_path(Path::new("htmlcov/omega.html")).unwrap();
     f.fs.rename(
@@ -1095,7 +1192,7 @@ fn rename_between_scratch_and_original_copies_as_the_view_shows() {
     );
     assert_eq!(f.read("omega.py"), b"def omega():\n    return 2\n");
     // A non-empty target directory is refused, as rename(2) does.
-    f.fs.mkdir(ROOT_INO, OsStr::new(".tox"), 0o755, 0o022)
+    f.fs.mkdir(ROOT_INO, OsStr::new(".tox"), 0o755, 0o022, Caller::daemon())
         .unwrap();
     f.create(".tox", "f", b"1").unwrap();
     let err =
@@ -1157,7 +1254,14 @@ fn a_file_removed_and_created_again_is_an_edit_of_the_old_one() {
     .unwrap();
     fs.unlink(ROOT_INO, OsStr::new("m.py")).unwrap();
     let (a, o) = fs
-        .create(ROOT_INO, OsStr::new("m.py"), 0o644, 0o022, libc::O_WRONLY)
+        .create(
+            ROOT_INO,
+            OsStr::new("m.py"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
         .unwrap();
     fs.write(a.ino, o.fh, 0, b"def a():\n    return 1\n")
         .unwrap();
@@ -1181,7 +1285,14 @@ fn a_file_removed_and_created_again_is_an_edit_of_the_old_one() {
     );
     // A file never unlinked is created as a new one.
     let (a, o) = fs
-        .create(ROOT_INO, OsStr::new("new.py"), 0o644, 0o022, libc::O_WRONLY)
+        .create(
+            ROOT_INO,
+            OsStr::new("new.py"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
         .unwrap();
     fs.write(a.ino, o.fh, 0, b"z = 3\n").unwrap();
     fs.release(a.ino, o.fh).unwrap();
@@ -1201,6 +1312,7 @@ fn a_file_removed_and_created_again_is_an_edit_of_the_old_one() {
             0o644,
             0o022,
             libc::O_WRONLY,
+            Caller::daemon(),
         )
         .unwrap();
     fs.write(a.ino, o.fh, 0, b"a = 1\nb = 2\nc = 3\ne = 5\n")
@@ -1214,4 +1326,49 @@ fn a_file_removed_and_created_again_is_an_edit_of_the_old_one() {
         *t.moves.lock(),
         [(PathBuf::from("big.py"), PathBuf::from("moved.py"))]
     );
+}
+
+#[test]
+fn new_files_dirs_and_links_belong_to_the_caller() {
+    let f = fixture();
+    let agent = Caller {
+        uid: 65534,
+        gid: 65534,
+    };
+    let d =
+        f.fs.mkdir(ROOT_INO, OsStr::new("omega_dir"), 0o755, 0o022, agent)
+            .unwrap();
+    let (a, o) =
+        f.fs.create(
+            d.ino,
+            OsStr::new("omega.py"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+            agent,
+        )
+        .unwrap();
+    f.fs.release(a.ino, o.fh).unwrap();
+    f.fs.symlink(ROOT_INO, OsStr::new("ln"), Path::new("omega_dir"), agent)
+        .unwrap();
+    f.fs.mkdir(ROOT_INO, OsStr::new(".tox"), 0o755, 0o022, agent)
+        .unwrap();
+    // A daemon that is not root cannot give files away: they stay its own.
+    let want = if Caller::daemon().uid == 0 {
+        (65534, 65534)
+    } else {
+        (Caller::daemon().uid, Caller::daemon().gid)
+    };
+    for p in [
+        f.orig.join("alpha_dir"),
+        f.orig.join("alpha_dir/alpha.py"),
+        f.orig.join("ln"),
+        f.state.join("scratch/.tox"),
+    ] {
+        let m = fs::symlink_metadata(&p).unwrap();
+        assert_eq!((m.uid(), m.gid()), want, "{}", p.display());
+    }
+    // The view reports the owner the original has.
+    let a = f.fs.lookup_path(Path::new("omega_dir/omega.py")).unwrap();
+    assert_eq!((a.uid, a.gid), want);
 }
