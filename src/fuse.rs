@@ -663,6 +663,8 @@ pub struct Extras {
     pub before_scan: Option<BeforeScan>,
     /// The original's committed bytes of a path (see [`crate::fs::Options::committed`]).
     pub committed: Option<crate::fs::Committed>,
+    /// Who every node is shown as owned by (see [`crate::fs::Options::owner`]).
+    pub owner: Option<Caller>,
 }
 
 pub fn spawn(
@@ -679,6 +681,7 @@ pub fn spawn(
         mountpoint: Some(mountpoint.to_path_buf()),
         shadow_pending: before_scan.is_some(),
         committed: extras.committed,
+        owner: extras.owner,
         ..Options::default()
     };
     let fs =

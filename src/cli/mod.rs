@@ -213,6 +213,12 @@ pub struct MountArgs {
     /// handles, written back at close: slower, since every open reaches the daemon.
     #[arg(long)]
     pub no_watch: bool,
+    /// Show every file of the view as owned by UID:GID (numbers), for an agent that runs as
+    /// that user while the checkout belongs to another: with the kernel's permission checks
+    /// it may then edit the tree. The original keeps its owners; files the agent creates
+    /// belong to it.
+    #[arg(long, value_parser = parse_owner)]
+    pub owner: Option<(u32, u32)>,
     /// The original checkout.
     pub original: PathBuf,
     /// Where the view appears (an existing empty directory).
@@ -227,6 +233,18 @@ pub struct MountArgs {
 pub struct UnmountArgs {
     /// The mountpoint given to `schrodinger mount`.
     pub mountpoint: PathBuf,
+}
+
+/// Parse `UID:GID` (numbers).
+pub fn parse_owner(s: &str) -> Result<(u32, u32), String> {
+    let (u, g) = s
+        .split_once(':')
+        .ok_or_else(|| format!("{s:?}: expected UID:GID, two numbers"))?;
+    let num = |x: &str| {
+        x.parse::<u32>()
+            .map_err(|_| format!("{s:?}: expected UID:GID, two numbers"))
+    };
+    Ok((num(u)?, num(g)?))
 }
 
 /// Parse `--levels` ("2", "3", "2,3").

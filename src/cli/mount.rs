@@ -184,6 +184,9 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
     if args.no_watch {
         cmd.arg("--no-watch");
     }
+    if let Some((uid, gid)) = args.owner {
+        cmd.arg("--owner").arg(format!("{uid}:{gid}"));
+    }
     cmd.arg("--state")
         .arg(&p.state)
         .arg("--ready-fd")
@@ -400,6 +403,7 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
     let extras = crate::fuse::Extras {
         before_scan: shadow_work(p, fresh, prime),
         committed: crate::shadow::committed(&p.original),
+        owner: args.owner.map(|(uid, gid)| crate::fs::Caller { uid, gid }),
     };
     // SAFETY: `on_signal` only stores to an atomic, which is async-signal-safe.
     unsafe {

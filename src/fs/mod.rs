@@ -237,6 +237,10 @@ pub struct Options {
     /// The shadow repository (the view's `.git`) is still being built: the root lists `.git`
     /// and every request for it waits until [`ViewFs::release_shadow`].
     pub shadow_pending: bool,
+    /// Report every node as owned by this user and group (`mount --owner`): an agent that
+    /// runs as another user than the one owning the checkout may then edit it, with
+    /// `default_permissions` checks passing. The original keeps its owners.
+    pub owner: Option<Caller>,
 }
 
 impl Default for Options {
@@ -247,6 +251,7 @@ impl Default for Options {
             mountpoint: None,
             committed: None,
             shadow_pending: false,
+            owner: None,
         }
     }
 }
@@ -374,6 +379,7 @@ pub struct ViewFs {
     /// edit of what it replaced.
     unlinked: Mutex<std::collections::VecDeque<(PathBuf, Vec<u8>)>>,
     committed: Option<Committed>,
+    owner: Option<Caller>,
     /// True while the shadow repository is being built (see [`Options::shadow_pending`]).
     shadow_pending: Mutex<bool>,
     shadow_cv: parking_lot::Condvar,
@@ -430,6 +436,7 @@ impl ViewFs {
             .map_err(|e| FsError::io(format!("scratch {}", scratch.display()), e))?;
         let fs = ViewFs {
             committed: options.committed.clone(),
+            owner: options.owner,
             roots: links::Roots {
                 original: root.clone(),
                 view: options.mountpoint.clone(),
@@ -754,6 +761,15 @@ impl ViewFs {
     }
 
     fn attr_of(&self, ino: u64, b: &Backing) -> FsResult<Attr> {
+        let mut a = self.disk_attr(ino, b)?;
+        if let Some(o) = self.owner {
+            a.uid = o.uid;
+            a.gid = o.gid;
+        }
+        Ok(a)
+    }
+
+    fn disk_attr(&self, ino: u64, b: &Backing) -> FsResult<Attr> {
         let path = self.disk(b);
         let m = fs::symlink_metadata(&path)
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;

@@ -1372,3 +1372,31 @@ fn new_files_dirs_and_links_belong_to_the_caller() {
     let a = f.fs.lookup_path(Path::new("omega_dir/omega.py")).unwrap();
     assert_eq!((a.uid, a.gid), want);
 }
+
+#[test]
+fn an_owner_given_at_mount_is_what_every_node_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    write(&orig.join("pkg/alpha.py"), b"alpha = 1\n");
+    let agent = Caller {
+        uid: 4242,
+        gid: 4343,
+    };
+    let fs = ViewFs::new(
+        &orig,
+        &dir.path().join("s"),
+        Arc::new(SwapTransform),
+        Options {
+            owner: Some(agent),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    for p in ["", "pkg", "pkg/omega.py"] {
+        let a = fs.lookup_path(Path::new(p)).unwrap();
+        assert_eq!((a.uid, a.gid), (4242, 4343), "{p:?}");
+    }
+    // The original keeps its own owner.
+    let m = fs::metadata(orig.join("pkg/alpha.py")).unwrap();
+    assert_eq!(m.uid(), Caller::daemon().uid);
+}
