@@ -29,6 +29,11 @@ enum Command {
     Verify(cli::verify::VerifyArgs),
     /// Replace a Python environment's editable install of ORIGINAL with one of the VIEW.
     Repoint(cli::repoint::RepointArgs),
+    /// Run an agent command on the view of REPO, walled off from the original; write its patch.
+    Run(cli::run::RunArgs),
+    /// Internal: the agent's namespace (started by `run`).
+    #[command(name = "run-agent", hide = true)]
+    RunAgent { spec: String },
 }
 
 fn main() {
@@ -44,6 +49,15 @@ fn main() {
         }
     }
     let result = match &cli.command {
+        Command::Run(a) => match cli::run::run(a) {
+            Ok(status) => std::process::exit(status),
+            Err(e) => {
+                // Not 1: that is an agent's status too often to mean "run failed".
+                eprintln!("schrodinger run: {e}");
+                std::process::exit(cli::run::agent::SETUP_FAILED);
+            }
+        },
+        Command::RunAgent { spec } => std::process::exit(cli::run::agent::main(spec)),
         Command::Mount(a) => cli::mount::mount(a),
         Command::Unmount(a) => cli::mount::unmount(a),
         Command::Export(a) => cli::export::export(a),

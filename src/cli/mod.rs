@@ -6,6 +6,7 @@ pub mod map;
 pub mod mount;
 pub mod patch;
 pub mod repoint;
+pub mod run;
 pub mod translate;
 pub mod verify;
 pub mod views;

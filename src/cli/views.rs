@@ -96,7 +96,20 @@ pub fn read_pid(mountpoint: &Path) -> Option<i32> {
 
 pub fn alive(pid: i32) -> bool {
     // SAFETY: signal 0 only checks for existence and permission; it sends nothing.
-    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
+    let exists = unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM };
+    // A daemon that has exited but whose parent (`run`, which started it) has not reaped it
+    // yet is a zombie: it serves nothing any more.
+    exists && !zombie(pid)
+}
+
+fn zombie(pid: i32) -> bool {
+    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The state follows the command name, which is in parentheses and may contain any byte.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next())
+        == Some('Z')
 }
 
 /// Records of the views of `original` whose daemon is running.
