@@ -10,7 +10,7 @@ use std::process::Command;
 use crate::harness::{assert_no_original, git, run_ok, sh, sh_ok, Mount, Repo};
 
 /// The owned runs the bundle renames (original names).
-fn owned(repo: &Repo, seed: u64) -> BTreeSet<String> {
+pub(crate) fn owned(repo: &Repo, seed: u64) -> BTreeSet<String> {
     repo.bundle_json(seed)["owned_runs"]
         .as_array()
         .expect("bundle has an owned_runs list")

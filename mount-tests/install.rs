@@ -10,7 +10,7 @@ use std::process::Command;
 
 use crate::harness::{git, output, run_ok, Repo, BIN};
 
-const PYPROJECT: &str = r#"[build-system]
+pub(crate) const PYPROJECT: &str = r#"[build-system]
 requires = ["setuptools>=61"]
 build-backend = "setuptools.build_meta"
 
@@ -31,7 +31,7 @@ bookmobile = ["data/*.json"]
 "#;
 
 /// A venv with setuptools and wheel (for editable builds without build isolation).
-fn venv(dir: &Path) -> std::path::PathBuf {
+pub(crate) fn venv(dir: &Path) -> std::path::PathBuf {
     run_ok(Command::new("python3").args(["-m", "venv"]).arg(dir));
     let py = dir.join("bin/python");
     run_ok(

@@ -16,6 +16,7 @@ mod killed;
 mod leak;
 mod reorder;
 mod round_trip;
+mod run;
 mod staleness;
 mod startup;
 mod unittest;

@@ -79,8 +79,8 @@ fn build(spec: &Spec) -> Result<(), CliError> {
             .arg("repoint")
             .arg("--python")
             .arg(python)
-            .arg("--was")
-            .arg(&spec.repo)
+            // The view is at the original's path: installs made from there are found as the
+            // view's own and replaced.
             .arg(&spec.orig_at)
             .arg(&spec.repo)
             .stdin(std::process::Stdio::null())
@@ -96,17 +96,16 @@ fn build(spec: &Spec) -> Result<(), CliError> {
     } else {
         sandbox::bind(&spec.view, &spec.repo).map_err(io("view"))?;
     }
-    // The work directory first: it also holds the empty file that covers single files.
+    // Only the repository's path shows the view from now on.
+    sandbox::detach(&spec.view).map_err(io("view"))?;
     sandbox::cover_dir(&spec.work).map_err(io("cover"))?;
-    let empty = spec.work.join("empty");
-    std::fs::write(&empty, b"").map_err(io("cover"))?;
+    sandbox::seal(&spec.work).map_err(io("cover"))?;
+    // A file is covered by /dev/null: it reads as empty and cannot be executed.
     for f in &spec.cover_files {
         if f.is_file() {
-            sandbox::bind(&empty, f).map_err(io("cover"))?;
-            sandbox::seal(f).map_err(io("cover"))?;
+            sandbox::bind(Path::new("/dev/null"), f).map_err(io("cover"))?;
         }
     }
-    sandbox::seal(&spec.work).map_err(io("cover"))?;
     // Each directory is sealed as soon as it is covered: a later one may contain it.
     for d in &spec.cover_dirs {
         if d.is_dir() {
@@ -116,6 +115,7 @@ fn build(spec: &Spec) -> Result<(), CliError> {
     }
     // The container's /proc shows the daemon; the agent's own is mounted by its first process.
     sandbox::detach(Path::new("/proc")).map_err(io("/proc"))?;
+    sandbox::new_pid_namespace().map_err(io("PID namespace"))?;
     Ok(())
 }
 

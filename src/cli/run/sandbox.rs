@@ -71,6 +71,17 @@ pub fn bind(src: &Path, dst: &Path) -> io::Result<()> {
     check(rc, &format!("bind {} over", src.display()), dst)
 }
 
+/// Make this process's next child PID 1 of a new PID namespace. Called right before the
+/// agent starts: a namespace whose first process has exited accepts no other (a helper
+/// started in it earlier, such as the install's re-pointing, would leave it unusable).
+pub fn new_pid_namespace() -> io::Result<()> {
+    // SAFETY: unshare takes flags only; CLONE_NEWPID changes nothing of this process itself.
+    if unsafe { libc::unshare(libc::CLONE_NEWPID) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Detach the mount at `p` and everything below it (lazily: open files keep working).
 pub fn detach(p: &Path) -> io::Result<()> {
     let c = cstr(p)?;
@@ -269,13 +280,13 @@ impl AgentStart {
     }
 }
 
-/// `unshare(CLONE_NEWNS | CLONE_NEWPID)` for the supervisor's child, between fork and exec:
-/// the child gets a mount namespace of its own, and its first child is PID 1 of a new one.
+/// `unshare(CLONE_NEWNS)` for the supervisor's child, between fork and exec: the child gets
+/// a mount namespace of its own.
 ///
 /// # Safety
 /// Call only between fork and exec.
 pub unsafe fn unshare_for_agent() -> io::Result<()> {
-    if libc::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID) != 0 {
+    if libc::unshare(libc::CLONE_NEWNS) != 0 {
         return Err(io::Error::last_os_error());
     }
     // The child stops the agent if the supervisor dies.
