@@ -17,8 +17,17 @@ use std::process::Command;
 use crate::harness::{assert_no_original, can_mount, git, output, run_ok, Repo, BIN};
 
 /// A file whose name exists nowhere else: if `find / -xdev` printed it, the original (or a
-/// copy) would be reachable on the container's root filesystem.
-const MARKER: &str = "quokkamarker";
+/// copy) would be reachable on the container's root filesystem. One per test: tests run in
+/// parallel, and each one's original is on the same root filesystem as the others.
+fn marker(repo: &Repo) -> String {
+    let dir = repo.dir.path().file_name().unwrap().to_string_lossy();
+    let tag: String = dir
+        .chars()
+        .filter(|c| c.is_ascii_alphabetic())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    format!("quokka{tag}")
+}
 
 struct Ran {
     status: i32,
@@ -108,7 +117,7 @@ fn open_up(repo: &Repo) {
 fn marked_repo() -> Repo {
     let repo = Repo::sample();
     fs::write(
-        repo.orig.join(format!("bookmobile/{MARKER}.py")),
+        repo.orig.join(format!("bookmobile/{}.py", marker(&repo))),
         "def quokka_count(shelf):\n    return len(shelf)\n",
     )
     .unwrap();
@@ -122,7 +131,8 @@ fn probe_script(repo: &Repo, work: &Path) -> String {
     let repo_p = repo.orig.display();
     let w = work.display();
     // The script is on the agent's command line: it must not spell the marker out.
-    let (head, tail) = MARKER.split_at(3);
+    let marker = marker(repo);
+    let (head, tail) = marker.split_at(3);
     format!(
         r#"
 echo "== ps"; ps -eo pid,args
@@ -141,9 +151,25 @@ echo "== grep"; grep -rn "qu""okka" {repo_p} 2>&1 | head
     )
 }
 
+/// The lines after a line `== NAME` up to the next such line (the script's own text, which
+/// ps shows, has these words mid-line).
+fn section(stdout: &str, name: &str) -> String {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let head = format!("== {name}");
+    let i = lines
+        .iter()
+        .position(|l| *l == head)
+        .unwrap_or_else(|| panic!("no section {name} in:\n{stdout}"));
+    let body: Vec<&str> = lines[i + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with("== "))
+        .copied()
+        .collect();
+    body.join("\n")
+}
+
 /// `ps -eo pid,args` lists the agent's shell as PID 1 and what it runs, nothing else.
 fn only_the_agents_processes(ps: &str) {
-    let ps = &ps[..ps.find("\n== ").unwrap_or(ps.len())];
     let procs: Vec<&str> = ps
         .lines()
         .map(str::trim)
@@ -228,22 +254,7 @@ exit 7
     );
     let view_pkg = translate(&ran.work, &repo, "view", "bookmobile");
     let fresh = translate(&ran.work, &repo, "original", "fresh_module.py");
-    // A section is the lines after a line `== NAME` (the script's own text, shown by ps,
-    // has these words mid-line).
-    let lines: Vec<&str> = ran.stdout.lines().collect();
-    let section = |name: &str| -> String {
-        let head = format!("== {name}");
-        let i = lines
-            .iter()
-            .position(|l| *l == head)
-            .unwrap_or_else(|| panic!("{name}"));
-        let body: Vec<&str> = lines[i + 1..]
-            .iter()
-            .take_while(|l| !l.starts_with("== "))
-            .copied()
-            .collect();
-        body.join("\n")
-    };
+    let section = |name: &str| section(&ran.stdout, name);
     // Only the agent's own processes, and none of them is schrodinger.
     only_the_agents_processes(&section("ps"));
     // Nothing of the original or of the work directory on the root filesystem; the work
@@ -355,7 +366,7 @@ exit 0
     );
     assert!(ran.stdout.contains("== id\n65534\n"), "{}", ran.stdout);
     assert!(ran.stdout.contains("edited\ncreated\n"), "{}", ran.stdout);
-    only_the_agents_processes(ran.stdout.split("== ps").nth(1).unwrap());
+    only_the_agents_processes(&section(&ran.stdout, "ps"));
     let made_rel = translate(&ran.work, &repo, "original", "made_dir/made.py");
     let made = fs::metadata(repo.orig.join(&made_rel)).unwrap();
     assert_eq!((made.uid(), made.gid()), (65534, 65534));
@@ -403,4 +414,85 @@ fn run_stops_an_agent_at_its_timeout_and_keeps_its_work() {
     let json: serde_json::Value =
         serde_json::from_slice(&fs::read(ran.out.join("run.json")).unwrap()).unwrap();
     assert_eq!(json["timed_out"], true);
+}
+
+/// A harness that `docker exec`s each command: the container's command is `run ... --
+/// sleep`, and each command goes through `schrodinger enter`, which lands it in the agent's
+/// namespaces as the agent's user. Stopping `run` (as `docker stop` does) still writes the
+/// patches.
+#[test]
+fn enter_puts_an_exec_d_command_in_the_agents_namespaces() {
+    let test = "enter_puts_an_exec_d_command_in_the_agents_namespaces";
+    if !can_mount(test) {
+        return;
+    }
+    let repo = marked_repo();
+    open_up(&repo);
+    let work = repo.dir.path().join("work");
+    let out = repo.dir.path().join("out");
+    let probe = probe_script(&repo, &work);
+    // The container: `run` in the background as its main process, two exec'd commands, then
+    // the stop.
+    let container = format!(
+        r#"
+{bin} run --seed 9 --no-repoint --user nobody --grace 1 --work {w} --out {o} {r} -- sleep 600 &
+{bin} enter --work {w} {r} -- sh -c "$PROBE"
+cd {r} && {bin} enter --work {w} {r} -- sh -c 'id -u; pwd; printf "x = 1\n" > 4242.py'
+kill -TERM $!
+wait $!
+echo "run exited $?"
+"#,
+        bin = BIN,
+        w = work.display(),
+        o = out.display(),
+        r = repo.orig.display()
+    );
+    let o = output(
+        Command::new("unshare")
+            .args([
+                "--mount",
+                "--propagation",
+                "private",
+                "--pid",
+                "--fork",
+                "--mount-proc",
+            ])
+            .args(["sh", "-c", &container])
+            .env("PROBE", &probe),
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    let names = renamed(&work);
+    assert_no_original(
+        "what the exec'd command saw",
+        stdout.as_bytes(),
+        &names,
+        &work.join("state"),
+    );
+    // In the agent's PID namespace: the agent's `sleep` is PID 1, no schrodinger process.
+    let ps = section(&stdout, "ps");
+    let procs: Vec<&str> = ps.lines().skip(1).map(str::trim).collect();
+    assert_eq!(procs.first(), Some(&"1 sleep 600"), "{ps}");
+    assert!(
+        procs[1..]
+            .iter()
+            .all(|p| p.contains(" sh -c") || p.contains(" ps -eo")),
+        "{ps}"
+    );
+    assert!(
+        stdout.contains(&format!("65534\n{}\n", repo.orig.display())),
+        "{stdout}"
+    );
+    assert!(stdout.contains("run exited 137"), "{stdout}\n{stderr}");
+    let orig_patch = fs::read_to_string(out.join("original.patch")).unwrap();
+    assert!(
+        orig_patch.contains("+++ b/4242.py\n@@ -0,0 +1 @@\n+x = 1"),
+        "{orig_patch}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(json["stopped_by_signal"], true);
+    let made = fs::metadata(repo.orig.join("4242.py")).unwrap();
+    assert_eq!(made.uid(), 65534);
 }

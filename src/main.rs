@@ -31,6 +31,8 @@ enum Command {
     Repoint(cli::repoint::RepointArgs),
     /// Run an agent command on the view of REPO, walled off from the original; write its patch.
     Run(cli::run::RunArgs),
+    /// Run a command inside the agent's namespaces of a running `run` (for `docker exec`).
+    Enter(cli::run::enter::EnterArgs),
     /// Internal: the agent's namespace (started by `run`).
     #[command(name = "run-agent", hide = true)]
     RunAgent { spec: String },
@@ -54,6 +56,13 @@ fn main() {
             Err(e) => {
                 // Not 1: that is an agent's status too often to mean "run failed".
                 eprintln!("schrodinger run: {e}");
+                std::process::exit(cli::run::agent::SETUP_FAILED);
+            }
+        },
+        Command::Enter(a) => match cli::run::enter::enter(a) {
+            Ok(status) => std::process::exit(status),
+            Err(e) => {
+                eprintln!("schrodinger enter: {e}");
                 std::process::exit(cli::run::agent::SETUP_FAILED);
             }
         },

@@ -169,6 +169,9 @@ pub struct AgentStart {
     /// Parts of the new `/proc` a container keeps read-only.
     read_only: Vec<CString>,
     user: Option<(u32, u32)>,
+    /// The agent's first process mounts its PID namespace's `/proc`; a command that joins
+    /// the namespace later (`enter`) finds it mounted.
+    mount_proc: bool,
 }
 
 impl AgentStart {
@@ -182,21 +185,21 @@ impl AgentStart {
                 .map(c)
                 .collect(),
             user,
+            mount_proc: true,
         }
     }
 
-    /// Runs in the forked child, which is PID 1 of the new PID namespace.
-    ///
-    /// # Safety
-    /// Call only between fork and exec: it changes the calling process's mounts,
-    /// capabilities and identity. It allocates nothing.
-    pub unsafe fn apply(&self) -> io::Result<()> {
-        let fail = |_: ()| Err(io::Error::last_os_error());
-        // If the supervisor goes, the whole namespace goes with this process.
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-            return fail(());
+    /// For a command that joins a running agent's namespaces.
+    pub fn joining(user: Option<(u32, u32)>) -> AgentStart {
+        AgentStart {
+            mount_proc: false,
+            ..AgentStart::new(user)
         }
-        let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    }
+
+    /// # Safety
+    /// As [`AgentStart::apply`].
+    unsafe fn mount_proc(&self, flags: libc::c_ulong) -> io::Result<()> {
         if libc::mount(
             self.proc_fs.as_ptr(),
             self.proc_dir.as_ptr(),
@@ -205,7 +208,7 @@ impl AgentStart {
             ptr::null(),
         ) != 0
         {
-            return fail(());
+            return Err(io::Error::last_os_error());
         }
         for p in &self.read_only {
             // Absent entries (no /proc/bus on some machines) are fine.
@@ -226,6 +229,25 @@ impl AgentStart {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// Runs in the forked child, which is PID 1 of the new PID namespace.
+    ///
+    /// # Safety
+    /// Call only between fork and exec: it changes the calling process's mounts,
+    /// capabilities and identity. It allocates nothing.
+    pub unsafe fn apply(&self) -> io::Result<()> {
+        let fail = |_: ()| Err(io::Error::last_os_error());
+        // If the supervisor goes, the whole namespace goes with this process.
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+            return fail(());
+        }
+        let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+        if self.mount_proc {
+            self.mount_proc(flags)?;
+        }
+
         for cap in DROPPED {
             // EINVAL: a kernel older than the capability; nothing to drop then.
             if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0
