@@ -29,6 +29,9 @@ find . -name '*.py' | head -200 | xargs cat > /dev/null
 cd tests && PYTHONPATH=..:'$BENCH_CACHE'/pydeps python3 runtests.py $module -v 0 --parallel 1 2>&1 | tail -2
 EOF
 )
+# The same session on the original tree, for scale (no mount, no namespaces).
+native=$(printf '%s' "$agent" | sed "s/runtests.py $module /runtests.py basic /")
+/usr/bin/time -f "native session: %e s wall, %U s user + %S s sys" sh -c "$native"
 rm -f /tmp/run-cost-started
 sample() { # pid -> "rss_kib cpu_s"
   local pid=$1 hwm t

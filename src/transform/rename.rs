@@ -419,13 +419,23 @@ pub(crate) fn affixes(run: &str) -> Vec<Box<str>> {
 
 /// The segments of a run joined by inner double underscores (each `__` with a non-underscore
 /// byte on both sides), or `None` when it has none. Dunders, leading underscores and runs of
-/// three or more underscores are never split.
+/// three underscores are never split. Four underscores between words are the mangled name
+/// of a private attribute of a class with a dunder name (`__cast` in class `__proxy__` is
+/// `_proxy____cast`): the cut is after the first two, so the class part keeps its dunder
+/// tail (`_proxy__`, which stays as the class name stays) and the attribute is the segment.
 pub fn segments(run: &str) -> Option<Vec<&str>> {
     let b = run.as_bytes();
     let mut cuts = Vec::new();
     let mut i = 1;
     while i + 2 < b.len() {
-        if b[i] == b'_' && b[i + 1] == b'_' && b[i - 1] != b'_' && b[i + 2] != b'_' {
+        let quad = run.starts_with('_')
+            && b[i - 1] != b'_'
+            && b.get(i..i + 4) == Some(b"____")
+            && b.get(i + 4).is_some_and(|&c| c != b'_');
+        if quad {
+            cuts.push(i + 2);
+            i += 4;
+        } else if b[i] == b'_' && b[i + 1] == b'_' && b[i - 1] != b'_' && b[i + 2] != b'_' {
             cuts.push(i);
             i += 2;
         } else {
@@ -602,6 +612,26 @@ mod tests {
             "f(set__query_user=1, user__set='set__query_user')\n"
         );
         assert_eq!(swap_py(&r, "__user__ user___set"), "__user__ otter___suite");
+    }
+
+    #[test]
+    fn a_mangled_name_of_a_dunder_class_keeps_the_class_part() {
+        // Django's lazy `__proxy__` class defines `__cast`, which Python stores as
+        // `_proxy____cast`, and other code calls it by that name. The class name stays (a
+        // dunder), so the class part of the mangled name must stay while the attribute
+        // follows `__cast`.
+        let r = Renamer::new([("proxy", "tolls"), ("cast", "banjo")], [], ["cast"]).unwrap();
+        let src = "class __proxy__:\n    def __cast(self):\n        pass\nv._proxy____cast()\n";
+        let view = swap_py(&r, src);
+        assert_eq!(
+            view,
+            "class __proxy__:\n    def __banjo(self):\n        pass\nv._proxy____banjo()\n"
+        );
+        assert_eq!(swap_py(&r, &view), src);
+        assert_eq!(segments("_proxy____cast"), Some(vec!["_proxy__", "cast"]));
+        // Not a mangled name: no leading underscore, or more than four underscores.
+        assert_eq!(segments("proxy____cast"), None);
+        assert_eq!(segments("_proxy_____cast"), None);
     }
 
     #[test]

@@ -79,7 +79,12 @@ struct Outcome {
     status: i32,
     timed_out: bool,
     stopped_by_signal: bool,
+    /// The agent's time, from its start to its end.
     seconds: f64,
+    /// From `run` starting to the view answering (map, environment scan, mount).
+    mount_seconds: f64,
+    /// From the agent's end to `run` exiting (both patches and the unmount).
+    finish_seconds: f64,
 }
 
 fn absolute(p: &Path) -> Result<PathBuf, CliError> {
@@ -118,6 +123,7 @@ pub fn run(args: &RunArgs) -> Result<i32, CliError> {
         }
     }
     let user = args.user.as_deref().map(user::parse).transpose()?;
+    let began = Instant::now();
     let view = work.join("view");
     let state = work.join("state");
     std::fs::create_dir_all(&view)
@@ -136,7 +142,9 @@ pub fn run(args: &RunArgs) -> Result<i32, CliError> {
         mountpoint: view.clone(),
         ready_fd: None,
     })?;
+    let mount_seconds = began.elapsed().as_secs_f64();
     let result = supervise(args, &repo, &work, &view, &out, user.as_ref());
+    let ended = Instant::now();
     // Whatever happened, the view is unmounted (every write is then in the original).
     let view_patch = match &result {
         Ok(_) => Some(patches::worktree_diff(&view, &base, &work)),
@@ -145,14 +153,16 @@ pub fn run(args: &RunArgs) -> Result<i32, CliError> {
     let unmounted = super::mount::unmount(&UnmountArgs {
         mountpoint: view.clone(),
     });
-    let outcome = result?;
+    let mut outcome = result?;
     unmounted?;
+    outcome.mount_seconds = mount_seconds;
     let original_patch = patches::worktree_diff(&repo, &base, &work)?;
     write(&out.join("original.patch"), &original_patch)?;
-    write(
-        &out.join("view.patch"),
-        &view_patch.expect("set when supervise succeeded")?,
-    )?;
+    let Some(view_patch) = view_patch else {
+        return Err(CliError::Msg("no view patch".into()));
+    };
+    write(&out.join("view.patch"), &view_patch?)?;
+    outcome.finish_seconds = ended.elapsed().as_secs_f64();
     let json = serde_json::to_vec_pretty(&outcome).map_err(|e| CliError::Msg(e.to_string()))?;
     write(&out.join("run.json"), &json)?;
     if outcome.timed_out {
@@ -267,5 +277,7 @@ fn supervise(
         timed_out,
         stopped_by_signal: signalled,
         seconds: started.elapsed().as_secs_f64(),
+        mount_seconds: 0.0,
+        finish_seconds: 0.0,
     })
 }
