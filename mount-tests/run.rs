@@ -217,6 +217,7 @@ fn run_walls_a_root_agent_off_and_writes_both_patches() {
     let mut script = probe_script(&repo, &work);
     script.push_str(&format!(
         r#"
+echo "== walls"; umount {repo_p} 2>&1; umount -l {repo_p} 2>&1; mount -t tmpfs none /mnt 2>&1; ls {repo_p} | head -3
 echo "== python"; cd / && {py} -c 'import sys, pkgutil; print(sys.path); print(sorted(m.name for m in pkgutil.iter_modules()))'
 {py} -m pip list 2>&1
 cd {repo_p}
@@ -271,6 +272,17 @@ exit 7
     assert_eq!(binary.lines().next().map(str::trim), Some("0"), "{binary}");
     assert!(!binary.contains("Usage"), "{binary}");
     assert!(section("tree").contains(&view_pkg), "{}", section("tree"));
+    // A root agent cannot take the view away or mount anything: it has no CAP_SYS_ADMIN.
+    let walls = section("walls");
+    assert!(walls.contains(&view_pkg), "{walls}");
+    assert_eq!(
+        walls.matches("must be superuser").count()
+            + walls.matches("ermission denied").count()
+            + walls.matches("not permitted").count()
+            >= 3,
+        true,
+        "{walls}"
+    );
     // The environment knows the view's package, not the original's.
     let python = section("python");
     assert!(
