@@ -275,14 +275,10 @@ exit 7
     // A root agent cannot take the view away or mount anything: it has no CAP_SYS_ADMIN.
     let walls = section("walls");
     assert!(walls.contains(&view_pkg), "{walls}");
-    assert_eq!(
-        walls.matches("must be superuser").count()
-            + walls.matches("ermission denied").count()
-            + walls.matches("not permitted").count()
-            >= 3,
-        true,
-        "{walls}"
-    );
+    let refused = walls.matches("must be superuser").count()
+        + walls.matches("ermission denied").count()
+        + walls.matches("not permitted").count();
+    assert!(refused >= 3, "{walls}");
     // The environment knows the view's package, not the original's.
     let python = section("python");
     assert!(
