@@ -33,6 +33,10 @@ pub struct RepointArgs {
     /// Only say what would be uninstalled and installed.
     #[arg(long)]
     pub dry_run: bool,
+    /// Do nothing when the environment has no editable install of the original (by default
+    /// the view is then installed editable anyway).
+    #[arg(long)]
+    pub if_installed: bool,
     /// The original checkout.
     pub original: PathBuf,
     /// The view (a mounted view, or an export).
@@ -139,6 +143,14 @@ pub fn repoint(args: &RepointArgs) -> Result<(), CliError> {
     find.push(path_arg(&view));
     let found: Vec<Found> = serde_json::from_slice(&run_script(&args.python, &find)?)
         .map_err(|e| CliError::Msg(format!("bad answer from the environment: {e}")))?;
+    if found.is_empty() && args.if_installed {
+        eprintln!(
+            "schrodinger: no editable install of {} in {}'s environment; nothing to re-point",
+            original.display(),
+            args.python.display()
+        );
+        return Ok(());
+    }
     if found.is_empty() {
         eprintln!(
             "schrodinger: no editable install of {} in {}'s environment; installing the view",

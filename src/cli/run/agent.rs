@@ -77,6 +77,7 @@ fn build(spec: &Spec) -> Result<(), CliError> {
         sandbox::bind(&spec.view, &spec.repo).map_err(io("view"))?;
         let out = Command::new(&exe)
             .arg("repoint")
+            .arg("--if-installed")
             .arg("--python")
             .arg(python)
             // The view is at the original's path: installs made from there are found as the

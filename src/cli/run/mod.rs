@@ -52,8 +52,9 @@ pub struct RunArgs {
     /// Seconds between SIGTERM and SIGKILL when the agent is stopped.
     #[arg(long, default_value_t = 5)]
     pub grace: u64,
-    /// Leave the Python environment's editable install alone (by default it is re-pointed
-    /// from the original to the view, as `schrodinger repoint` does).
+    /// Leave the Python environment alone. By default an editable install of REPO in the
+    /// environment of --python is re-pointed to the view, as `schrodinger repoint` does
+    /// (an environment without one is left as it is).
     #[arg(long)]
     pub no_repoint: bool,
     /// Private work directory: the view's mountpoint and the mount's state [default:
