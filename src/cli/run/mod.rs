@@ -31,7 +31,8 @@ The agent sees the view at /testbed (its editable install re-pointed to it) and 
 the original, the state, the map or this binary. Afterwards /out holds original.patch (apply
 it to the original checkout for grading), view.patch, and run.json. The exit status is the
 agent's (124 on --timeout, 128+N when ended by signal N, 125 when the sandbox could not be
-built).";
+built). A harness that sends each command with `docker exec` lands outside the agent's
+namespaces: prefix its commands with `schrodinger enter /testbed --`.";
 
 /// `schrodinger run`.
 #[derive(Debug, Clone, clap::Args)]
