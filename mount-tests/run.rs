@@ -439,11 +439,17 @@ fn enter_puts_an_exec_d_command_in_the_agents_namespaces() {
     let work = repo.dir.path().join("work");
     let out = repo.dir.path().join("out");
     let probe = probe_script(&repo, &work);
+    // A slow interpreter: `enter` is called while `run` still re-points the install (in the
+    // agent's mount namespace, but not yet its PID namespace, with the original visible),
+    // and must wait for the agent rather than join that.
+    let py = repo.dir.path().join("slow-python");
+    fs::write(&py, "#!/bin/sh\nsleep 2\nexec python3 \"$@\"\n").unwrap();
+    fs::set_permissions(&py, fs::Permissions::from_mode(0o755)).unwrap();
     // The container: `run` in the background as its main process, two exec'd commands, then
     // the stop.
     let container = format!(
         r#"
-{bin} run --seed 9 --no-repoint --user nobody --grace 1 --work {w} --out {o} {r} -- sleep 600 &
+{bin} run --seed 9 --python {py} --user nobody --grace 1 --work {w} --out {o} {r} -- sleep 600 &
 {bin} enter --work {w} {r} -- sh -c "$PROBE"
 cd {r} && {bin} enter --work {w} {r} -- sh -c 'id -u; pwd; printf "x = 1\n" > 4242.py'
 kill -TERM $!
@@ -453,7 +459,8 @@ echo "run exited $?"
         bin = BIN,
         w = work.display(),
         o = out.display(),
-        r = repo.orig.display()
+        r = repo.orig.display(),
+        py = py.display()
     );
     let o = output(
         Command::new("unshare")

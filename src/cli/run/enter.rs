@@ -51,6 +51,16 @@ pub fn default_work(repo: &Path) -> PathBuf {
     PathBuf::from("/var/tmp/schrodinger").join(format!("run-{}", crate::cli::views::hash_of(repo)))
 }
 
+/// The agent's first process: the child of `middle` in a PID namespace of its own. Other
+/// children the middle process has earlier (the install's re-pointing) share its namespaces,
+/// where the original is still visible, and are never taken.
+fn agent_of(middle: u32) -> Option<u32> {
+    let ns = |pid: u32| std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok();
+    let own = ns(middle)?;
+    let child = child_of(middle)?;
+    (ns(child)? != own).then_some(child)
+}
+
 /// The child of `parent`, if it has one yet.
 fn child_of(parent: u32) -> Option<u32> {
     let rd = std::fs::read_dir("/proc").ok()?;
@@ -90,7 +100,7 @@ pub fn enter(args: &EnterArgs) -> Result<i32, CliError> {
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok());
         if let Some(rec) = rec {
-            if let Some(agent) = child_of(rec.middle) {
+            if let Some(agent) = agent_of(rec.middle) {
                 break (rec, agent);
             }
         }
