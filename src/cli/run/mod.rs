@@ -194,7 +194,8 @@ fn supervise(
     cover_files.extend(args.view.freeze.iter().cloned());
     let cwd = std::env::current_dir().unwrap_or_else(|_| repo.to_path_buf());
     let mut env: Vec<(String, String)> = std::env::vars()
-        .filter(|(k, _)| !k.starts_with("SCHRODINGER"))
+        // `_` is the calling shell's record of the last program it ran: this binary.
+        .filter(|(k, _)| !k.starts_with("SCHRODINGER") && k != "_")
         .collect();
     if let Some(u) = user {
         env.retain(|(k, _)| !matches!(k.as_str(), "HOME" | "USER" | "LOGNAME"));
