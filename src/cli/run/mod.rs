@@ -190,8 +190,9 @@ fn supervise(
     cover_dirs.extend(crate::bundle::default_cache_dir());
     cover_dirs.push(PathBuf::from("/var/tmp/schrodinger"));
     let mut cover_files = vec![exe.clone()];
-    cover_files.extend(args.view.bundle.iter().cloned());
-    cover_files.extend(args.view.freeze.iter().cloned());
+    for f in args.view.bundle.iter().chain(&args.view.freeze) {
+        cover_files.push(absolute(f)?);
+    }
     let cwd = std::env::current_dir().unwrap_or_else(|_| repo.to_path_buf());
     let mut env: Vec<(String, String)> = std::env::vars()
         // `_` is the calling shell's record of the last program it ran: this binary.
