@@ -385,6 +385,9 @@ pub struct ViewFs {
     shadow_cv: parking_lot::Condvar,
 }
 
+/// The longest name a directory entry may have, as on Linux's native filesystems.
+pub const NAME_MAX: usize = 255;
+
 /// How many unlinked originals are remembered, and up to what size.
 const UNLINKED_KEPT: usize = 64;
 const UNLINKED_MAX_BYTES: u64 = 4 << 20;
@@ -667,6 +670,13 @@ impl ViewFs {
             self.wait_shadow();
         }
         let (pview, pback) = self.node(parent)?;
+        // FUSE passes names up to 1024 bytes; native filesystems refuse more than 255.
+        if name.len() > NAME_MAX {
+            return Err(FsError::new(
+                libc::ENAMETOOLONG,
+                "name longer than 255 bytes",
+            ));
+        }
         if !is_plain_component(name) {
             return Err(FsError::new(libc::EINVAL, "not a plain name"));
         }

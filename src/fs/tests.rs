@@ -1400,3 +1400,31 @@ fn an_owner_given_at_mount_is_what_every_node_reports() {
     let m = fs::metadata(orig.join("pkg/alpha.py")).unwrap();
     assert_eq!(m.uid(), Caller::daemon().uid);
 }
+
+#[test]
+fn names_longer_than_255_bytes_are_enametoolong() {
+    let f = fixture();
+    let long = "a".repeat(NAME_MAX + 1);
+    let ok = "b".repeat(NAME_MAX);
+    let e = f.fs.lookup(ROOT_INO, OsStr::new(&long)).unwrap_err();
+    assert_eq!(e.errno, libc::ENAMETOOLONG);
+    let e =
+        f.fs.create(
+            ROOT_INO,
+            OsStr::new(&long),
+            0o644,
+            0,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
+        .unwrap_err();
+    assert_eq!(e.errno, libc::ENAMETOOLONG);
+    let e =
+        f.fs.mkdir(ROOT_INO, OsStr::new(&long), 0o755, 0, Caller::daemon())
+            .unwrap_err();
+    assert_eq!(e.errno, libc::ENAMETOOLONG);
+    // 255 bytes is a name like any other (absent here).
+    let e = f.fs.lookup(ROOT_INO, OsStr::new(&ok)).unwrap_err();
+    assert_eq!(e.errno, libc::ENOENT);
+    assert!(!f.orig.join(&long).exists());
+}
