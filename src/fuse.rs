@@ -226,6 +226,22 @@ impl Filesystem for FuseFs {
         }
     }
 
+    fn mknod(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        _rdev: u32,
+        reply: ReplyEntry,
+    ) {
+        match self.fs.mknod(parent.0, name, mode, umask, caller(req)) {
+            Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         match self.fs.unlink(parent.0, name) {
             Ok(()) => reply.ok(),

@@ -887,6 +887,41 @@ impl ViewFs {
         self.new_entry(view, back)
     }
 
+    /// A FIFO, a unix socket or an empty regular file, made in the original (or scratch)
+    /// under the translated name. Device nodes are refused with EPERM: a view has no
+    /// business with devices, and a device file in a checkout would be one in the original.
+    pub fn mknod(
+        &self,
+        parent: u64,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        who: Caller,
+    ) -> FsResult<Attr> {
+        let kind = mode & libc::S_IFMT;
+        if !matches!(kind, libc::S_IFIFO | libc::S_IFSOCK | libc::S_IFREG) {
+            return Err(FsError::new(
+                libc::EPERM,
+                "device nodes are not made through the view",
+            ));
+        }
+        let (view, back) = self.child(parent, name)?;
+        self.prepare(&back)?;
+        let path = self.safe_path(&back)?;
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| FsError::new(libc::EINVAL, "name with a NUL byte"))?;
+        let perm = mode & !umask & 0o7777;
+        // SAFETY: `c` is a valid NUL-terminated path; no device number is passed.
+        if unsafe { libc::mknod(c.as_ptr(), kind | perm, 0) } != 0 {
+            let e = io::Error::last_os_error();
+            return Err(FsError::io(format!("mknod {}", path.display()), e));
+        }
+        // The daemon's umask is not the caller's.
+        let _ = fs::set_permissions(&path, fs::Permissions::from_mode(perm));
+        who.take(&path)?;
+        self.new_entry(view, back)
+    }
+
     pub fn symlink(&self, parent: u64, name: &OsStr, target: &Path, who: Caller) -> FsResult<Attr> {
         let (view, back) = self.child(parent, name)?;
         self.prepare(&back)?;

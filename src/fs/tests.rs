@@ -1428,3 +1428,53 @@ fn names_longer_than_255_bytes_are_enametoolong() {
     assert_eq!(e.errno, libc::ENOENT);
     assert!(!f.orig.join(&long).exists());
 }
+
+#[test]
+fn fifos_and_sockets_are_made_in_the_original_and_devices_refused() {
+    use std::os::unix::fs::FileTypeExt;
+    let f = fixture();
+    let a =
+        f.fs.mknod(
+            ROOT_INO,
+            OsStr::new("omega.fifo"),
+            libc::S_IFIFO | 0o640,
+            0o022,
+            Caller::daemon(),
+        )
+        .unwrap();
+    assert_eq!(a.kind, Kind::Fifo);
+    assert_eq!(a.perm, 0o640 & !0o022);
+    let m = fs::symlink_metadata(f.orig.join("alpha.fifo")).unwrap();
+    assert!(m.file_type().is_fifo());
+    let s =
+        f.fs.mknod(
+            ROOT_INO,
+            OsStr::new("omega.sock"),
+            libc::S_IFSOCK | 0o600,
+            0,
+            Caller::daemon(),
+        )
+        .unwrap();
+    assert_eq!(s.kind, Kind::Socket);
+    assert!(fs::symlink_metadata(f.orig.join("alpha.sock"))
+        .unwrap()
+        .file_type()
+        .is_socket());
+    for dev in [libc::S_IFCHR, libc::S_IFBLK] {
+        let e =
+            f.fs.mknod(
+                ROOT_INO,
+                OsStr::new("omega.dev"),
+                dev | 0o600,
+                0,
+                Caller::daemon(),
+            )
+            .unwrap_err();
+        assert_eq!(e.errno, libc::EPERM);
+    }
+    assert!(!f.orig.join("alpha.dev").exists());
+    assert_eq!(
+        f.fs.lookup_path(Path::new("omega.fifo")).unwrap().kind,
+        Kind::Fifo
+    );
+}
