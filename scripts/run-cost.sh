@@ -24,9 +24,10 @@ module=$(printf basic | "$BIN" translate --seed 7 --to view "$WORK/testbed")
 agent=$(cat <<EOF
 touch /tmp/run-cost-started
 cd $WORK/testbed
-grep -rn return . > /dev/null
-find . -name '*.py' | head -200 | xargs cat > /dev/null
-cd tests && PYTHONPATH=..:'$BENCH_CACHE'/pydeps python3 runtests.py $module -v 0 --parallel 1 2>&1 | tail -2
+t() { s=\$(date +%s%N); "\$@"; echo "  \$(( (\$(date +%s%N) - s) / 1000000 )) ms: \$*" >&2; }
+t sh -c 'grep -rn return . > /dev/null'
+t sh -c "find . -name '*.py' | head -200 | xargs cat > /dev/null"
+cd tests && t sh -c "PYTHONPATH=..:$BENCH_CACHE/pydeps python3 runtests.py $module -v 0 --parallel 1 2>&1 | tail -1"
 EOF
 )
 # The same session on the original tree, for scale (no mount, no namespaces).
