@@ -1,0 +1,245 @@
+//! Write-back: a view buffer becomes the original's bytes (through the inverse transform,
+//! atomically, temp + rename) before a write, flush, fsync or last close is acknowledged
+//! (law 9); the deferred flusher for large files; and the memory of removed files, so a
+//! file removed and created again is written back as an edit of what it was.
+
+use super::*;
+
+impl ViewFs {
+    /// Save the transform's state next to the scratch tree (atomically; a failure is logged,
+    /// never fatal: the original is already written).
+    pub(super) fn persist_transform_state(&self, durability: Durability) {
+        if let Some(bytes) = self.transform.save_state() {
+            if let Err(e) = write_atomic(&self.transform_state, &bytes, 0o600, None, durability) {
+                tracing::warn!("saving {}: {e}", self.transform_state.display());
+            }
+        }
+    }
+
+    /// Write back the buffer of `ino`, which no handle holds, and drop it once clean: a
+    /// buffer left behind would shadow later changes of the original.
+    pub(super) fn flush_unheld(&self, ino: u64, durability: Durability) -> FsResult<()> {
+        let r = self.flush_ino(ino, durability);
+        let mut st = self.state.lock();
+        if let Some(b) = st.buffers.get(&ino) {
+            if b.writers == 0 && !b.dirty {
+                st.buffers.remove(&ino);
+            }
+        }
+        r
+    }
+
+    /// The deferred flusher's loop (see [`ViewFs::write_ino`]); returns at unmount.
+    pub fn run_deferred_flusher(&self) {
+        loop {
+            let ino = {
+                let mut d = self.deferred.lock();
+                loop {
+                    if self.closing.load(std::sync::atomic::Ordering::SeqCst) {
+                        return;
+                    }
+                    if let Some(ino) = d.pop_first() {
+                        break ino;
+                    }
+                    self.deferred_cv.wait(&mut d);
+                }
+            };
+            if let Err(e) = self.flush_unheld(ino, Durability::KillSafe) {
+                // The buffer stays dirty: the next write, an fsync or the unmount retries.
+                tracing::error!("deferred write-back failed: {e}");
+            }
+        }
+    }
+
+    /// Write every dirty buffer back (at unmount). Returns the first error.
+    pub fn flush_all(&self) -> FsResult<()> {
+        let inos: Vec<u64> = self.state.lock().buffers.keys().copied().collect();
+        let mut first = Ok(());
+        for ino in inos {
+            if let Err(e) = self.flush_ino(ino, Durability::Synced) {
+                tracing::error!("flush at unmount: {e}");
+                if first.is_ok() {
+                    first = Err(e);
+                }
+            }
+        }
+        first
+    }
+
+    /// The original of a file written as new (created, or emptied then written: `git
+    /// checkout -- FILE`, `git apply`, `> file`) whose previous original is known: what the
+    /// path held before it was removed or emptied through the view, or else its committed
+    /// content. When the view bytes are exactly the view of one of those, that original comes
+    /// back byte for byte (a restore restores); otherwise the view is inverted against the
+    /// first, so untouched lines keep their original order (Level 3). With neither, a removed
+    /// file elsewhere that the new one mostly repeats is taken as its old self (a move made by
+    /// removing one file and creating another, as `git apply` renames). `None`: a plain new
+    /// file.
+    pub(super) fn rewritten(&self, rel: &Path, view: &[u8]) -> FsResult<Option<Vec<u8>>> {
+        let mut known: Vec<Vec<u8>> = {
+            let u = self.unlinked.lock();
+            u.iter()
+                .rev()
+                .find(|(p, _)| p == rel)
+                .map(|(_, b)| b.clone())
+                .into_iter()
+                .collect()
+        };
+        if let Some(c) = self.committed.as_ref().and_then(|f| f(rel)) {
+            known.push(c);
+        }
+        for k in &known {
+            if self.to_view_content(rel, k)? == view {
+                return Ok(Some(k.clone()));
+            }
+        }
+        let anchor = match known.into_iter().next() {
+            Some(k) => k,
+            None => match self.moved_from(rel, view) {
+                Some(old) => old,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(self.to_original_content(rel, view, Some(&anchor))?))
+    }
+
+    /// Remember what original `rel` held before it was removed or emptied (see
+    /// [`ViewFs::rewritten`]); the newest [`UNLINKED_KEPT`] are kept.
+    pub(super) fn remember_removed(&self, rel: &Path, bytes: Vec<u8>) {
+        let mut u = self.unlinked.lock();
+        u.retain(|(p, _)| p != rel);
+        if u.len() == UNLINKED_KEPT {
+            u.pop_front();
+        }
+        u.push_back((rel.to_path_buf(), bytes));
+    }
+
+    /// Write the buffer of `ino` back to the original if dirty.
+    pub(super) fn flush_ino(&self, ino: u64, durability: Durability) -> FsResult<()> {
+        let _wb = self.writeback.lock();
+        let (rel, data, generation) = {
+            let mut st = self.state.lock();
+            let Some(node) = st.table.get(ino) else {
+                return Ok(());
+            };
+            let unlinked = node.unlinked;
+            let backing = node.backing.clone();
+            let Some(b) = st.buffers.get_mut(&ino) else {
+                return Ok(());
+            };
+            if !b.dirty {
+                return Ok(());
+            }
+            if unlinked {
+                // Deleted or replaced while open: the data has no name left to go to.
+                b.dirty = false;
+                return Ok(());
+            }
+            let Backing::Original(rel) = backing else {
+                b.dirty = false;
+                return Ok(());
+            };
+            (rel, b.data.clone(), b.generation)
+        };
+        let path = self
+            .safe_path(&Backing::Original(rel.clone()))
+            .map_err(|e| FsError::new(libc::EIO, e.msg))?;
+        let (base, mode, owner) = match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(FsError::new(
+                    libc::EACCES,
+                    format!("{} became a symlink", path.display()),
+                ))
+            }
+            Ok(m) => {
+                let base = fs::read(&path)
+                    .map_err(|e| FsError::eio(format!("read {}", path.display()), e))?;
+                (Some(base), m.mode(), Some((m.uid(), m.gid())))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (None, 0o644, None),
+            Err(e) => return Err(FsError::eio(format!("stat {}", path.display()), e)),
+        };
+        let orig = match base.as_deref() {
+            None | Some([]) if self.transform.base_matters(&rel) => self.rewritten(&rel, &data)?,
+            _ => None,
+        };
+        let orig = match orig {
+            Some(o) => o,
+            None => self.to_original_content(&rel, &data, base.as_deref())?,
+        };
+        if base.as_deref() != Some(orig.as_slice()) {
+            write_atomic(&path, &orig, mode, owner, durability)
+                .map_err(|e| FsError::eio(format!("write back {}", path.display()), e))?;
+        }
+        if !orig.is_empty() {
+            // Written again: the layout store carries its anchor from now on.
+            self.unlinked.lock().retain(|(p, _)| *p != rel);
+        } else if let Some(old) =
+            base.filter(|b| !b.is_empty() && b.len() as u64 <= UNLINKED_MAX_BYTES)
+        {
+            self.remember_removed(&rel, old);
+        }
+        self.persist_transform_state(durability);
+        let m = fs::symlink_metadata(&path)
+            .map_err(|e| FsError::eio(format!("stat {}", path.display()), e))?;
+        self.cache.put(&rel, Stamp::of(&m), Arc::new(data));
+        let mut st = self.state.lock();
+        if let Some(b) = st.buffers.get_mut(&ino) {
+            if b.generation == generation {
+                b.dirty = false;
+            }
+        }
+        if let Some(n) = st.table.get_mut(ino) {
+            n.open_stamp = None;
+            n.trusted = false;
+        }
+        Ok(())
+    }
+
+    /// A file removed through the view, elsewhere, of the same extension, whose view the new
+    /// bytes `data` at `rel` resemble most (at least half their lines, as git pairs renames):
+    /// taken as moved to `rel`, its per-path state moves with it (`Transform::renamed`). Used
+    /// once.
+    pub(super) fn moved_from(&self, rel: &Path, data: &[u8]) -> Option<Vec<u8>> {
+        let candidates: Vec<(PathBuf, Vec<u8>)> = self
+            .unlinked
+            .lock()
+            .iter()
+            .filter(|(p, _)| p.extension() == rel.extension() && !self.root.join(p).exists())
+            .cloned()
+            .collect();
+        let mut best: Option<(f64, PathBuf, Vec<u8>)> = None;
+        for (p, old) in candidates {
+            let Ok(view) = self.to_view_content(&p, &old) else {
+                continue;
+            };
+            let r = line_similarity(&view, data);
+            if r >= 0.5 && best.as_ref().is_none_or(|(b, _, _)| r > *b) {
+                best = Some((r, p, old));
+            }
+        }
+        let (_, from, old) = best?;
+        self.unlinked.lock().retain(|(p, _)| *p != from);
+        let _ = catch_unwind(AssertUnwindSafe(|| self.transform.renamed(&from, rel)));
+        Some(old)
+    }
+
+    // ---------------------------------------------------------------- attributes
+}
+
+/// The share of lines two texts have in common (`2 * common / (a + b)`, 1.0 for equal).
+pub(super) fn line_similarity(a: &[u8], b: &[u8]) -> f64 {
+    let la: Vec<&[u8]> = a.split_inclusive(|&c| c == b'\n').collect();
+    let lb: Vec<&[u8]> = b.split_inclusive(|&c| c == b'\n').collect();
+    if la.is_empty() && lb.is_empty() {
+        return 1.0;
+    }
+    let common: usize = similar::capture_diff_slices(similar::Algorithm::Myers, &la, &lb)
+        .iter()
+        .map(|op| match op {
+            similar::DiffOp::Equal { len, .. } => *len,
+            _ => 0,
+        })
+        .sum();
+    2.0 * common as f64 / (la.len() + lb.len()) as f64
+}
