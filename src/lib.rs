@@ -8,5 +8,6 @@ pub mod bundle;
 pub mod cli;
 pub mod fs;
 pub mod fuse;
+pub mod session;
 pub mod shadow;
 pub mod transform;

@@ -39,7 +39,7 @@ fn mount_ls_cat_write_back() {
     .unwrap();
     fs::write(orig.join("alpha_pkg/__pycache__/mod.pyc"), b"\0x").unwrap();
 
-    let mounted = match schrodinger::fuse::spawn(
+    let mounted = match schrodinger::session::spawn(
         &orig,
         &mnt,
         &state,

@@ -304,7 +304,7 @@ fn shadow_work(
     p: &Plan,
     fresh: std::sync::Arc<dyn crate::transform::Transform>,
     prime: bool,
-) -> Option<crate::fuse::BeforeScan> {
+) -> Option<crate::session::BeforeScan> {
     let target = p.state.join("scratch").join(crate::fs::inode::SHADOW_GIT);
     if target.exists() || crate::shadow::original_git_dir(&p.original).is_none() {
         return None;
@@ -400,7 +400,7 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
     // Rendering HEAD with a fresh transform gives the live view's bytes for every unchanged
     // file as long as the live one remembers no layout from an earlier session.
     let prime = !transform.remembers_state();
-    let extras = crate::fuse::Extras {
+    let extras = crate::session::Extras {
         before_scan: shadow_work(p, fresh, prime),
         committed: crate::shadow::committed(&p.original),
         owner: args.owner.map(|(uid, gid)| crate::fs::Caller { uid, gid }),
@@ -410,7 +410,7 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
-    let mounted = crate::fuse::spawn(
+    let mounted = crate::session::spawn(
         &p.original,
         &p.mountpoint,
         &p.state,
@@ -515,7 +515,7 @@ pub fn unmount(args: &UnmountArgs) -> Result<(), CliError> {
     }
     let mut lazy = false;
     if mounted {
-        lazy = crate::fuse::umount(&mountpoint)
+        lazy = crate::session::umount(&mountpoint)
             .map_err(|e| CliError::io(format!("unmount {}", mountpoint.display()), e))?;
     }
     let Some(pid) = pid else {
