@@ -112,13 +112,8 @@ impl ViewFs {
             st.buffers.insert(ino, Buffer::new(data, true));
         }
         let r = self.flush_ino(ino, Durability::KillSafe);
-        let mut st = self.state.lock();
-        if let Some(b) = st.buffers.get(&ino) {
-            if b.writers == 0 && (!b.dirty || r.is_err()) {
-                // A failed immediate truncate is reported, not retried behind the caller's back.
-                st.buffers.remove(&ino);
-            }
-        }
+        // A failed immediate truncate is reported, not retried behind the caller's back.
+        self.state.lock().drop_unheld(ino, r.is_err());
         r
     }
 

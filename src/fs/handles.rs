@@ -203,11 +203,9 @@ impl ViewFs {
             let mut st = self.state.lock();
             if let Some(b) = st.buffers.get_mut(&ino) {
                 b.writers = b.writers.saturating_sub(1);
-                // A buffer that could not be written back stays: it is the only copy.
-                if b.writers == 0 && !b.dirty {
-                    st.buffers.remove(&ino);
-                }
             }
+            // A buffer that could not be written back stays: it is the only copy.
+            st.drop_unheld(ino, false);
             return result;
         }
         Ok(())

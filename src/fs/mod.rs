@@ -364,6 +364,21 @@ struct State {
     listings: HashMap<u64, Arc<Vec<DirEntry>>>,
 }
 
+impl State {
+    /// Drop the buffer of `ino` once no handle writes through it and it is clean (or, with
+    /// `even_dirty`, whatever its state): a buffer left behind would shadow later changes
+    /// of the original, while a dirty one is otherwise the only copy of acknowledged bytes.
+    fn drop_unheld(&mut self, ino: u64, even_dirty: bool) {
+        if self
+            .buffers
+            .get(&ino)
+            .is_some_and(|b| b.writers == 0 && (!b.dirty || even_dirty))
+        {
+            self.buffers.remove(&ino);
+        }
+    }
+}
+
 /// The view of one original tree.
 /// File in the state directory holding the transform's state.
 pub const TRANSFORM_STATE_FILE: &str = "layouts.json";

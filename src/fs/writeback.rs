@@ -20,12 +20,7 @@ impl ViewFs {
     /// buffer left behind would shadow later changes of the original.
     pub(super) fn flush_unheld(&self, ino: u64, durability: Durability) -> FsResult<()> {
         let r = self.flush_ino(ino, durability);
-        let mut st = self.state.lock();
-        if let Some(b) = st.buffers.get(&ino) {
-            if b.writers == 0 && !b.dirty {
-                st.buffers.remove(&ino);
-            }
-        }
+        self.state.lock().drop_unheld(ino, false);
         r
     }
 
