@@ -8,7 +8,6 @@
 use std::path::{Path, PathBuf};
 
 use schrodinger::transform::layout::{self, Layout};
-use schrodinger::transform::reorder;
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/level3");
@@ -32,7 +31,7 @@ fn read(name: &str) -> Vec<u8> {
 
 fn view_of(name: &str, seed: u64) -> String {
     let orig = read(name);
-    let l = reorder::plan(name.as_bytes(), &orig, seed);
+    let l = layout::plan(name.as_bytes(), &orig, seed);
     String::from_utf8(layout::render(&orig, &l)).unwrap()
 }
 
@@ -56,7 +55,7 @@ fn every_fixture_is_a_valid_round_tripping_permutation() {
         let orig = std::fs::read(&path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         for seed in 0..12u64 {
-            let l = reorder::plan(name.as_bytes(), &orig, seed);
+            let l = layout::plan(name.as_bytes(), &orig, seed);
             let view = layout::render(&orig, &l);
             let mut a = layout::split_lines(&orig);
             let mut b = layout::split_lines(&view);
@@ -78,7 +77,7 @@ fn views_match_the_reviewed_goldens() {
         let golden = path.with_file_name(format!("{name}.seed7.view"));
         let view = layout::render(
             &read(&name),
-            &reorder::plan(name.as_bytes(), &read(&name), 7),
+            &layout::plan(name.as_bytes(), &read(&name), 7),
         );
         if bless {
             std::fs::write(&golden, &view).unwrap();
@@ -96,16 +95,16 @@ fn views_match_the_reviewed_goldens() {
 fn seeds_shuffle_and_are_deterministic() {
     let orig = read("nested.py");
     let views: std::collections::BTreeSet<Vec<u8>> = (0..16u64)
-        .map(|s| layout::render(&orig, &reorder::plan(b"nested.py", &orig, s)))
+        .map(|s| layout::render(&orig, &layout::plan(b"nested.py", &orig, s)))
         .collect();
     assert!(views.len() > 4, "only {} distinct views", views.len());
     assert_eq!(
-        reorder::plan(b"nested.py", &orig, 3),
-        reorder::plan(b"nested.py", &orig, 3)
+        layout::plan(b"nested.py", &orig, 3),
+        layout::plan(b"nested.py", &orig, 3)
     );
     // The path is part of the seed.
     let other: std::collections::BTreeSet<Layout> = (0..8u64)
-        .map(|s| reorder::plan(b"x/nested.py", &orig, s))
+        .map(|s| layout::plan(b"x/nested.py", &orig, s))
         .collect();
     assert!(other.len() > 1);
 }
@@ -219,10 +218,10 @@ fn missing_final_newline_and_crlf_are_kept() {
 fn unparsable_files_are_served_in_original_order() {
     let orig = read("broken.py");
     for seed in 0..8u64 {
-        assert!(reorder::plan(b"broken.py", &orig, seed).is_identity());
+        assert!(layout::plan(b"broken.py", &orig, seed).is_identity());
     }
     let junk = b"\xff\xfe def f():\n    pass\n\ndef g():\n    pass\n";
-    assert!(reorder::plan(b"junk.py", junk, 1).is_identity());
+    assert!(layout::plan(b"junk.py", junk, 1).is_identity());
 }
 
 /// Corpus check on real code: plans every `.py` file under `L3_CORPUS` (default: the `json`
@@ -275,7 +274,7 @@ fn corpus_at(root: &std::path::Path) -> usize {
                     .unwrap()
                     .to_string_lossy()
                     .into_owned();
-                let l = reorder::plan(rel.as_bytes(), &orig, 7);
+                let l = layout::plan(rel.as_bytes(), &orig, 7);
                 files += 1;
                 if !l.is_identity() {
                     moved += 1;

@@ -152,7 +152,7 @@ pub fn map(args: &MapArgs) -> Result<(), CliError> {
                 crate::transform::layout::is_python_name(f.rel.as_os_str().as_encoded_bytes())
             })
             .map(|f| {
-                let l = crate::transform::reorder::plan(
+                let l = crate::transform::layout::plan(
                     f.rel.as_os_str().as_encoded_bytes(),
                     &f.content,
                     bundle.seed,

@@ -103,7 +103,7 @@ impl ContentCache {
     /// Forget `rel` and everything below it.
     pub fn remove_tree(&self, rel: &Path) {
         let mut inner = self.inner.lock();
-        let doomed: Vec<PathBuf> = super::inode::subtree(&inner.meta, rel)
+        let doomed: Vec<PathBuf> = super::paths::subtree(&inner.meta, rel)
             .map(|(k, _)| k.clone())
             .collect();
         for k in doomed {

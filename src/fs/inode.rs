@@ -11,9 +11,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use super::content::TMP_PREFIX;
 use super::error::{FsError, FsResult};
+use super::paths::subtree;
 use crate::transform::Transform;
+use crate::transform::WRITEBACK_TMP_PREFIX as TMP_PREFIX;
 
 pub const ROOT_INO: u64 = 1;
 
@@ -197,17 +198,6 @@ impl Default for Table {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// The entries of `map` at `top` and below it. Paths order by components, so they are one
-/// contiguous range: a rename or unlink touches its subtree, not every entry.
-pub fn subtree<'a, V>(
-    map: &'a BTreeMap<PathBuf, V>,
-    top: &'a Path,
-) -> impl Iterator<Item = (&'a PathBuf, &'a V)> {
-    use std::ops::Bound;
-    map.range::<Path, _>((Bound::Included(top), Bound::Unbounded))
-        .take_while(move |(k, _)| k.starts_with(top))
 }
 
 /// A single, plain path component: not empty, not `.`/`..`, no `/`, no NUL.

@@ -48,6 +48,7 @@ mod handles;
 pub mod inode;
 pub mod links;
 mod namespace;
+mod paths;
 mod rename;
 #[doc(hidden)]
 pub mod testing;

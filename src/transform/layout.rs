@@ -27,87 +27,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use similar::{Algorithm, DiffOp};
 
+pub use super::lines::{render, split_lines, Layout};
 use super::reorder::{self, Run};
-
-/// A file's view as half-open ranges of original line numbers, in view order. Always
-/// canonical (adjacent ascending ranges merged), so equal layouts compare equal.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
-pub struct Layout {
-    segments: Vec<(usize, usize)>,
-}
-
-impl Layout {
-    /// The layout that shows `n_lines` lines in original order.
-    pub fn identity(n_lines: usize) -> Layout {
-        Layout::from_order(&(0..n_lines).collect::<Vec<_>>())
-    }
-
-    /// From `order[k]` = the original line shown as view line `k`.
-    pub fn from_order(order: &[usize]) -> Layout {
-        let mut segments: Vec<(usize, usize)> = Vec::new();
-        for &i in order {
-            match segments.last_mut() {
-                Some((_, end)) if *end == i => *end += 1,
-                _ => segments.push((i, i + 1)),
-            }
-        }
-        Layout { segments }
-    }
-
-    /// The segments, `(start, end)` half-open, in view order.
-    pub fn segments(&self) -> &[(usize, usize)] {
-        &self.segments
-    }
-
-    /// `order()[k]` = the original line shown as view line `k`.
-    pub fn order(&self) -> Vec<usize> {
-        self.segments.iter().flat_map(|&(s, e)| s..e).collect()
-    }
-
-    pub fn is_identity(&self) -> bool {
-        self.segments.len() <= 1 && self.segments.first().is_none_or(|&(s, _)| s == 0)
-    }
-
-    /// Whether the layout is a permutation of the lines of an `n_lines`-line file.
-    pub fn is_valid_for(&self, n_lines: usize) -> bool {
-        let mut seen = vec![false; n_lines];
-        let mut total = 0usize;
-        for &(s, e) in &self.segments {
-            if s >= e || e > n_lines {
-                return false;
-            }
-            for flag in &mut seen[s..e] {
-                if *flag {
-                    return false;
-                }
-                *flag = true;
-            }
-            total += e - s;
-        }
-        total == n_lines
-    }
-}
-
-/// Lines with their terminators; the last one may lack `\n`. `""` has no lines.
-pub fn split_lines(text: &[u8]) -> Vec<&[u8]> {
-    text.split_inclusive(|&b| b == b'\n').collect()
-}
-
-/// The view bytes of `original` under `layout`; the original itself if the layout does not
-/// fit it (a stale or corrupted layout never loses bytes).
-pub fn render(original: &[u8], layout: &Layout) -> Vec<u8> {
-    let lines = split_lines(original);
-    if !layout.is_valid_for(lines.len()) {
-        return original.to_vec();
-    }
-    let mut out = Vec::with_capacity(original.len());
-    for &(s, e) in layout.segments() {
-        for l in &lines[s..e] {
-            out.extend_from_slice(l);
-        }
-    }
-    out
-}
 
 /// For each line of `new`, the index of the line of `old` it is (patience diff), or `None`
 /// for a new line. The one line matcher of Level 3's write path and of `patch`.
@@ -402,7 +323,7 @@ impl LayoutStore {
         // Planned without the lock (it parses the file); a layout stored for the same content
         // meanwhile (a rename carrying its layout, a write-back) wins over the fresh plan, or
         // a file moved while the background scan renders it would take the new path's order.
-        let planned = reorder::plan(path, original, self.seed);
+        let planned = plan(path, original, self.seed);
         let mut files = self.files.lock();
         if let Some(e) = files.get(path) {
             if e.hash == hash {
@@ -447,7 +368,7 @@ impl LayoutStore {
             // Never seen, or changed behind our back: start from what is there now.
             None => BaseFile {
                 original: current.to_vec(),
-                layout: reorder::plan(path, current, self.seed),
+                layout: plan(path, current, self.seed),
             },
         };
         let (original, layout) = inverse(&anchor.original, &anchor.layout, view);
@@ -496,6 +417,33 @@ impl LayoutStore {
 /// Whether a file name is Python source, the only kind Level 3 reorders.
 pub fn is_python_name(name: &[u8]) -> bool {
     name.ends_with(b".py") || name.ends_with(b".pyi") || name.ends_with(b".pyw")
+}
+
+/// The seeded layout of an original file; the identity layout when it does not parse or when
+/// the planned layout would not survive its own round trip (checked, law 1).
+pub fn plan(path: &[u8], original: &[u8], seed: u64) -> Layout {
+    let n = split_lines(original).len();
+    let structure = match reorder::analyze(original) {
+        Ok(s) => s,
+        Err(why) => {
+            tracing::debug!(path = %String::from_utf8_lossy(path), %why, "level 3: served in original order");
+            return Layout::identity(n);
+        }
+    };
+    let order = reorder::emit(n, &structure.runs, &mut |run| {
+        reorder::seeded_order(run, seed, path)
+    });
+    let planned = Layout::from_order(&order);
+    if planned.is_identity() {
+        return planned;
+    }
+    let view = render(original, &planned);
+    let (back, back_layout) = inverse(original, &planned, &view);
+    if back != original || back_layout != planned {
+        tracing::debug!(path = %String::from_utf8_lossy(path), "level 3: planned layout does not round-trip; served in original order");
+        return Layout::identity(n);
+    }
+    planned
 }
 
 #[cfg(test)]

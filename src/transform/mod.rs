@@ -9,6 +9,7 @@ pub mod formats;
 pub mod layout;
 pub mod lexer;
 pub mod lexicon;
+pub mod lines;
 pub mod policy;
 pub mod rename;
 pub mod reorder;

@@ -27,7 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
 use tree_sitter::{Node, Parser};
 
-use super::layout::{self, Layout};
+use super::lines;
 
 /// Class bodies nested deeper than this are left as they are: it bounds recursion (and the
 /// cost of walking the same subtree once per level) on adversarial input.
@@ -177,7 +177,7 @@ pub fn analyze(text: &[u8]) -> Result<Structure, String> {
     if root.has_error() {
         return Err("syntax error".into());
     }
-    let lines = layout::split_lines(text);
+    let lines = lines::split_lines(text);
     let mut starts = Vec::with_capacity(lines.len() + 1);
     let mut at = 0;
     for l in &lines {
@@ -681,7 +681,7 @@ fn is_collected(u: &Unit) -> bool {
 }
 
 /// A seeded topological order of `run` (slot -> unit index) keeping every constraint.
-fn seeded_order(run: &Run, seed: u64, path: &[u8]) -> Vec<usize> {
+pub(super) fn seeded_order(run: &Run, seed: u64, path: &[u8]) -> Vec<usize> {
     let k = run.units.len();
     let mut h = Sha256::new();
     h.update(b"schrodinger-level3\0");
@@ -755,34 +755,10 @@ fn emit_range(
     out.extend(at..hi);
 }
 
-/// The seeded layout of an original file; the identity layout when it does not parse or when
-/// the planned layout would not survive its own round trip (checked, law 1).
-pub fn plan(path: &[u8], original: &[u8], seed: u64) -> Layout {
-    let n = layout::split_lines(original).len();
-    let structure = match analyze(original) {
-        Ok(s) => s,
-        Err(why) => {
-            tracing::debug!(path = %String::from_utf8_lossy(path), %why, "level 3: served in original order");
-            return Layout::identity(n);
-        }
-    };
-    let order = emit(n, &structure.runs, &mut |run| seeded_order(run, seed, path));
-    let planned = Layout::from_order(&order);
-    if planned.is_identity() {
-        return planned;
-    }
-    let view = layout::render(original, &planned);
-    let (back, back_layout) = layout::inverse(original, &planned, &view);
-    if back != original || back_layout != planned {
-        tracing::debug!(path = %String::from_utf8_lossy(path), "level 3: planned layout does not round-trip; served in original order");
-        return Layout::identity(n);
-    }
-    planned
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transform::layout::{self, plan};
 
     fn run_of(src: &str) -> Run {
         let s = analyze(src.as_bytes()).expect("parses");

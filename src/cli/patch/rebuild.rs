@@ -121,7 +121,7 @@ impl Coords<'_> {
                 }
             }
         }
-        out.push(reorder::plan(path, base, self.seed));
+        out.push(layout::plan(path, base, self.seed));
         out.dedup();
         out.into_iter().map(Some).collect()
     }
@@ -146,11 +146,8 @@ impl Coords<'_> {
                 layout: Some(l),
                 ..
             }) => (content.clone(), l.clone()),
-            Some(b) => (
-                b.content.clone(),
-                reorder::plan(path, &b.content, self.seed),
-            ),
-            None => (Vec::new(), reorder::plan(path, b"", self.seed)),
+            Some(b) => (b.content.clone(), layout::plan(path, &b.content, self.seed)),
+            None => (Vec::new(), layout::plan(path, b"", self.seed)),
         }
     }
 
@@ -195,7 +192,7 @@ impl Coords<'_> {
             candidates.push(forward(&b, &l, new));
         }
         candidates.push(new.to_vec());
-        candidates.push(layout::render(new, &reorder::plan(path, new, self.seed)));
+        candidates.push(layout::render(new, &layout::plan(path, new, self.seed)));
         for c in candidates {
             if layout::inverse(&b, &l, &c).0 == new {
                 return Ok(self.swap(path, &c));
