@@ -444,7 +444,7 @@ proptest! {
     })]
 
     #[test]
-    fn viewfs_matches_the_model(
+    fn laws_1_2_9_viewfs_matches_the_model(
         initial in initial(),
         ops in prop::collection::vec(op(), 1..40),
         watched in any::<bool>(),
