@@ -17,32 +17,32 @@ use fuser::{
 };
 
 use crate::fs::watch::{Inval, Invalidate};
-use crate::fs::{Attr, Caller, FsError, Kind, SetAttr, SetTime, ViewFs, LONG_TTL, MAX_WRITE, TTL};
+use crate::fs::{
+    Attr, Caller, FsError, Kind, SetAttr, SetTime, ViewFs, LONG_TTL, MAX_WRITE, NO_HANDLE, TTL,
+};
 
 /// The fuser adapter over a shared [`ViewFs`].
+///
+/// When files are served by inode (a watcher reports every change of the original), the
+/// kernel may cache for long: entries and attributes get [`LONG_TTL`] (else [`TTL`]),
+/// missing names are cached, directories have no OPENDIR, and files have no handles
+/// (FUSE_NO_OPEN_SUPPORT: the first OPEN and FLUSH are answered ENOSYS, after which the
+/// kernel sends neither again, nor RELEASE, and keeps file contents in its page cache
+/// between opens; the watcher's invalidations are what drops stale pages). Which way each
+/// request goes is decided in `crate::fs` (`routing.rs`).
 pub struct FuseFs {
     fs: Arc<ViewFs>,
-    /// A watcher reports every change of the original, so the kernel may cache for long:
-    /// entries and attributes get [`LONG_TTL`] (else [`TTL`]), missing names are cached,
-    /// directories have no OPENDIR, and files are served without handles
-    /// (FUSE_NO_OPEN_SUPPORT: the first OPEN and FLUSH are answered ENOSYS, after which the
-    /// kernel sends neither again, nor RELEASE, and keeps file contents in its page cache
-    /// between opens; the watcher's invalidations are what drops stale pages).
-    watched: bool,
 }
 
 impl FuseFs {
     fn ttl(&self) -> Duration {
-        if self.watched {
+        if self.fs.by_inode() {
             LONG_TTL
         } else {
             TTL
         }
     }
 }
-
-/// Requests made without a handle (the kernel's handle 0 in no-open mode).
-const NO_HANDLE: u64 = 0;
 
 /// Invalidations from the watcher thread go to the kernel through fuser's notifier.
 struct NotifySink(fuser::Notifier);
@@ -155,7 +155,7 @@ impl Filesystem for FuseFs {
             // negative entry): Python's import probes many names that do not exist. Names
             // created in the view replace it in the kernel; the watcher drops it for names
             // created in the original.
-            Err(e) if e.errno == libc::ENOENT && self.watched => {
+            Err(e) if e.errno == libc::ENOENT && self.fs.by_inode() => {
                 reply.entry(&self.ttl(), &attr(&NEGATIVE), Generation(0))
             }
             Err(e) => reply.error(errno(&e)),
@@ -287,15 +287,7 @@ impl Filesystem for FuseFs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        if self.watched {
-            match self.fs.getattr(ino.0) {
-                Ok(a) if a.kind == Kind::Dir => reply.error(Errno::EISDIR),
-                Ok(_) => reply.error(Errno::ENOSYS),
-                Err(e) => reply.error(errno(&e)),
-            }
-            return;
-        }
-        match self.fs.open(ino.0, flags.0) {
+        match self.fs.open_request(ino.0, flags.0) {
             Ok(o) => reply.opened(FileHandle(o.fh), fopen(&o)),
             Err(e) => reply.error(errno(&e)),
         }
@@ -312,11 +304,7 @@ impl Filesystem for FuseFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        let r = if fh.0 == NO_HANDLE {
-            self.fs.read_ino(ino.0, offset, size)
-        } else {
-            self.fs.read(ino.0, fh.0, offset, size)
-        };
+        let r = self.fs.read_request(ino.0, fh.0, offset, size);
         match r {
             Ok(d) => reply.data(&d),
             Err(e) => reply.error(errno(&e)),
@@ -335,11 +323,7 @@ impl Filesystem for FuseFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
-        let r = if fh.0 == NO_HANDLE {
-            self.fs.write_ino(ino.0, offset, data)
-        } else {
-            self.fs.write(ino.0, fh.0, offset, data)
-        };
+        let r = self.fs.write_request(ino.0, fh.0, offset, data);
         match r {
             Ok(n) => reply.written(n),
             Err(e) => reply.error(errno(&e)),
@@ -354,12 +338,7 @@ impl Filesystem for FuseFs {
         _lock_owner: LockOwner,
         reply: ReplyEmpty,
     ) {
-        if fh.0 == NO_HANDLE {
-            // Handle-less writes are in the original when acknowledged: nothing to do at
-            // close, and ENOSYS stops the kernel from asking at every close.
-            return reply.error(Errno::ENOSYS);
-        }
-        match self.fs.flush(ino.0, fh.0) {
+        match self.fs.flush_request(ino.0, fh.0) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
@@ -375,10 +354,7 @@ impl Filesystem for FuseFs {
         _flush: bool,
         reply: ReplyEmpty,
     ) {
-        if fh.0 == NO_HANDLE {
-            return reply.ok();
-        }
-        match self.fs.release(ino.0, fh.0) {
+        match self.fs.release_request(ino.0, fh.0) {
             Ok(()) => reply.ok(),
             Err(e) => {
                 tracing::error!("write-back at release failed, buffer kept: {e}");
@@ -395,11 +371,7 @@ impl Filesystem for FuseFs {
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
-        let r = if fh.0 == NO_HANDLE {
-            self.fs.fsync_ino(ino.0)
-        } else {
-            self.fs.fsync(ino.0, fh.0)
-        };
+        let r = self.fs.fsync_request(ino.0, fh.0);
         match r {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -458,24 +430,10 @@ impl Filesystem for FuseFs {
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
-        if self.watched {
-            // ENOSYS tells the kernel to stop sending OPENDIR/RELEASEDIR for this mount
-            // (FUSE_NO_OPENDIR_SUPPORT): it then caches listings (FOPEN_KEEP_CACHE |
-            // FOPEN_CACHE_DIR) and reads them with handle 0, served by inode.
-            match self.fs.check_dir(ino.0) {
-                Ok(()) => reply.error(Errno::ENOSYS),
-                Err(e) => reply.error(errno(&e)),
-            }
-            return;
-        }
-        match self.fs.opendir(ino.0) {
-            // While the original is watched, listings stay in the kernel's cache: the kernel
-            // drops them itself on changes made through the view (and on mtime changes),
-            // the watcher on changes made in the original.
-            Ok(fh) if self.watched => reply.opened(
-                FileHandle(fh),
-                FopenFlags::FOPEN_CACHE_DIR | FopenFlags::FOPEN_KEEP_CACHE,
-            ),
+        // ENOSYS (files served by inode) tells the kernel to stop sending OPENDIR/RELEASEDIR
+        // for this mount (FUSE_NO_OPENDIR_SUPPORT): it then caches listings (FOPEN_KEEP_CACHE
+        // | FOPEN_CACHE_DIR) and reads them with handle 0, served by inode.
+        match self.fs.opendir_request(ino.0) {
             Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
             Err(e) => reply.error(errno(&e)),
         }
@@ -549,32 +507,16 @@ impl Filesystem for FuseFs {
         flags: i32,
         reply: ReplyCreate,
     ) {
-        if self.watched {
-            match self
-                .fs
-                .create_ino(parent.0, name, mode, umask, flags, caller(req))
-            {
-                Ok(a) => reply.created(
-                    &self.ttl(),
-                    &attr(&a),
-                    Generation(0),
-                    FileHandle(NO_HANDLE),
-                    FopenFlags::empty(),
-                ),
-                Err(e) => reply.error(errno(&e)),
-            }
-            return;
-        }
         match self
             .fs
-            .create(parent.0, name, mode, umask, flags, caller(req))
+            .create_request(parent.0, name, mode, umask, flags, caller(req))
         {
             Ok((a, o)) => reply.created(
                 &self.ttl(),
                 &attr(&a),
                 Generation(0),
-                FileHandle(o.fh),
-                fopen(&o),
+                FileHandle(o.as_ref().map_or(NO_HANDLE, |o| o.fh)),
+                o.as_ref().map_or(FopenFlags::empty(), fopen),
             ),
             Err(e) => reply.error(errno(&e)),
         }
@@ -612,9 +554,9 @@ pub(crate) struct Session(fuser::BackgroundSession);
 
 impl Session {
     /// Mount `fs` at `mountpoint` and serve it; returns once the kernel has completed the
-    /// handshake. `watched`: files are served without handles (see `crate::fs`).
-    pub(crate) fn start(fs: Arc<ViewFs>, watched: bool, mountpoint: &Path) -> io::Result<Session> {
-        fuser::spawn_mount(FuseFs { fs, watched }, mountpoint, &config()).map(Session)
+    /// handshake.
+    pub(crate) fn start(fs: Arc<ViewFs>, mountpoint: &Path) -> io::Result<Session> {
+        fuser::spawn_mount(FuseFs { fs }, mountpoint, &config()).map(Session)
     }
 
     /// Where the watcher sends its invalidations.

@@ -131,7 +131,10 @@ pub fn spawn(
             .name("schrodinger-flush".into())
             .spawn(move || flushing.run_deferred_flusher())?;
     }
-    let session = Session::start(fs.clone(), watched, mountpoint)?;
+    if watched {
+        fs.serve_by_inode();
+    }
+    let session = Session::start(fs.clone(), mountpoint)?;
     if let Some(w) = &mut watcher {
         w.run(fs.clone(), session.invalidator())?;
         fs.set_watched();

@@ -50,6 +50,7 @@ pub mod links;
 mod namespace;
 mod paths;
 mod rename;
+mod routing;
 #[doc(hidden)]
 pub mod testing;
 pub mod watch;
@@ -82,6 +83,7 @@ use inode::{
     is_hidden_original, is_plain_component, is_reserved_view, is_scratch_name, is_tool_output,
     Backing, Table,
 };
+pub use routing::NO_HANDLE;
 
 /// Largest write the kernel sends in one request (set at mount): one write(2) of more
 /// than this arrives as several full-size chunks and a last, shorter one.
@@ -400,6 +402,8 @@ pub struct ViewFs {
     closing: std::sync::atomic::AtomicBool,
     /// A watcher reports changes of the original (see [`ViewFs::set_watched`]).
     watched: std::sync::atomic::AtomicBool,
+    /// Files are served without handles (see `routing.rs`); fixed before the session starts.
+    by_inode: std::sync::atomic::AtomicBool,
     /// Inodes whose handle-less writes wait for the deferred flusher.
     deferred: Mutex<std::collections::BTreeSet<u64>>,
     deferred_cv: parking_lot::Condvar,
@@ -488,6 +492,7 @@ impl ViewFs {
             writeback: Mutex::new(()),
             closing: std::sync::atomic::AtomicBool::new(false),
             watched: std::sync::atomic::AtomicBool::new(false),
+            by_inode: std::sync::atomic::AtomicBool::new(false),
             deferred: Mutex::new(std::collections::BTreeSet::new()),
             deferred_cv: parking_lot::Condvar::new(),
             unlinked: Mutex::new(std::collections::VecDeque::new()),

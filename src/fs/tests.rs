@@ -1478,3 +1478,100 @@ fn fifos_and_sockets_are_made_in_the_original_and_devices_refused() {
         Kind::Fifo
     );
 }
+
+#[test]
+fn routing_by_inode_answers_enosys_to_open_and_writes_through_inode() {
+    let f = fixture();
+    f.fs.serve_by_inode();
+    let file = f.fs.lookup_path(Path::new("omega.py")).unwrap();
+    let dir = f.fs.lookup_path(Path::new("pkg")).unwrap();
+    // OPEN and OPENDIR are refused with ENOSYS (the kernel then stops sending them); a
+    // directory opened as a file is EISDIR, as it would be.
+    assert_eq!(
+        f.fs.open_request(file.ino, libc::O_RDONLY)
+            .unwrap_err()
+            .errno,
+        libc::ENOSYS
+    );
+    assert_eq!(
+        f.fs.open_request(dir.ino, libc::O_RDONLY)
+            .unwrap_err()
+            .errno,
+        libc::EISDIR
+    );
+    assert_eq!(
+        f.fs.opendir_request(dir.ino).unwrap_err().errno,
+        libc::ENOSYS
+    );
+    assert_eq!(
+        f.fs.opendir_request(file.ino).unwrap_err().errno,
+        libc::ENOTDIR
+    );
+    // CREATE gives no handle; I/O with handle 0 goes by inode and is in the original when
+    // acknowledged; FLUSH has nothing to do (ENOSYS), RELEASE and FSYNC succeed.
+    let (a, o) =
+        f.fs.create_request(
+            ROOT_INO,
+            OsStr::new("new_omega.py"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
+        .unwrap();
+    assert!(o.is_none());
+    assert_eq!(
+        f.fs.write_request(a.ino, NO_HANDLE, 0, b"omega = 1\n")
+            .unwrap(),
+        10
+    );
+    assert_eq!(
+        fs::read(f.orig.join("new_alpha.py")).unwrap(),
+        b"alpha = 1\n"
+    );
+    assert_eq!(
+        f.fs.read_request(a.ino, NO_HANDLE, 0, 100).unwrap(),
+        b"omega = 1\n"
+    );
+    assert_eq!(
+        f.fs.flush_request(a.ino, NO_HANDLE).unwrap_err().errno,
+        libc::ENOSYS
+    );
+    f.fs.fsync_request(a.ino, NO_HANDLE).unwrap();
+    f.fs.release_request(a.ino, NO_HANDLE).unwrap();
+}
+
+#[test]
+fn routing_through_handles_writes_back_at_close() {
+    let f = fixture();
+    assert!(!f.fs.by_inode());
+    let (a, o) =
+        f.fs.create_request(
+            ROOT_INO,
+            OsStr::new("new_omega.py"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
+        .unwrap();
+    let fh = o.expect("a handle").fh;
+    assert_ne!(fh, NO_HANDLE);
+    f.fs.write_request(a.ino, fh, 0, b"omega = 2\n").unwrap();
+    assert_eq!(
+        f.fs.read_request(a.ino, fh, 0, 100).unwrap(),
+        b"omega = 2\n"
+    );
+    f.fs.flush_request(a.ino, fh).unwrap();
+    f.fs.release_request(a.ino, fh).unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("new_alpha.py")).unwrap(),
+        b"alpha = 2\n"
+    );
+    let file = f.fs.lookup_path(Path::new("omega.py")).unwrap();
+    let o = f.fs.open_request(file.ino, libc::O_RDONLY).unwrap();
+    f.fs.release_request(file.ino, o.fh).unwrap();
+    let dir = f.fs.lookup_path(Path::new("pkg")).unwrap();
+    let dh = f.fs.opendir_request(dir.ino).unwrap();
+    f.fs.releasedir(dh);
+}
