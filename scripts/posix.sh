@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# POSIX conformance of the view beside a native directory and a bindfs mount, in one run:
+# the pjdfstest suite (the Rust version, `cargo install pjdfstest`) on each, then the tests
+# that fail in the view but not under bindfs.
+#
+#   scripts/posix.sh [SCHRODINGER_BINARY]
+#
+# Runs as root. Needs bindfs (apt), the users `nobody` and `tests` (the script creates a
+# system user `tests` when it is missing: pjdfstest switches to both), and network access to
+# crates.io once (pjdfstest is installed into $POSIX_CACHE, default /var/tmp/posix). Logs and
+# the summary are in $POSIX_CACHE. The C suite (github.com/pjd/pjdfstest, run with `prove
+# -rv tests/` from inside the directory under test) is the manual complement; it is not run
+# here.
+set -euo pipefail
+BIN=$(realpath "${1:-target/release/schrodinger}")
+CACHE=${POSIX_CACHE:-/var/tmp/posix}
+mkdir -p "$CACHE"
+PJD=$CACHE/bin/pjdfstest
+[[ -x $PJD ]] || cargo install --quiet --root "$CACHE" pjdfstest
+command -v bindfs >/dev/null || { echo "bindfs is needed (apt-get install bindfs)" >&2; exit 2; }
+id tests >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin tests
+nogroup=$(id -gn nobody)
+cat > "$CACHE/pjdfstest.toml" <<EOF
+[features]
+posix_fallocate = {}
+
+[settings]
+# Longer than the kernel's timestamp granularity (a jiffy), or time tests fail natively.
+naptime = 0.02
+allow_remount = false
+
+[dummy_auth]
+entries = [
+  ["nobody", "$nogroup"],
+  ["tests", "tests"],
+]
+EOF
+
+run() { # name dir
+  local name=$1 dir=$2
+  mkdir -p "$dir/pjd"
+  chmod 0777 "$dir/pjd"
+  (cd "$dir/pjd" && timeout 1800 "$PJD" -c "$CACHE/pjdfstest.toml" -p "$dir/pjd" > "$CACHE/$name.log" 2>&1) || true
+  rm -rf "$dir/pjd"
+  grep -E ' (ok|FAILED|skipped)$' "$CACHE/$name.log" | awk '{print $1, $NF}' | sort > "$CACHE/$name.results"
+  printf '%-8s %5d ok %5d failed %5d skipped\n' "$name" \
+    "$(grep -c ' ok$' "$CACHE/$name.results" || true)" \
+    "$(grep -c ' FAILED$' "$CACHE/$name.results" || true)" \
+    "$(grep -c ' skipped$' "$CACHE/$name.results" || true)"
+}
+
+cleanup() {
+  "$BIN" unmount "$CACHE/view" 2>/dev/null || true
+  umount "$CACHE/bind" 2>/dev/null || true
+}
+trap cleanup EXIT
+rm -rf "$CACHE/native" "$CACHE/bindsrc" "$CACHE/bind" "$CACHE/orig" "$CACHE/view" "$CACHE/state"
+mkdir -p "$CACHE/native" "$CACHE/bindsrc" "$CACHE/bind" "$CACHE/orig" "$CACHE/view"
+printf 'def hello():\n    return 1\n' > "$CACHE/orig/hello.py"
+bindfs "$CACHE/bindsrc" "$CACHE/bind"
+"$BIN" mount --seed 1 --state "$CACHE/state" "$CACHE/orig" "$CACHE/view"
+
+{
+  run native "$CACHE/native"
+  run bindfs "$CACHE/bind"
+  run view "$CACHE/view"
+  echo
+  echo "failing in the view, not under bindfs:"
+  join <(grep ' FAILED$' "$CACHE/view.results" | cut -d' ' -f1) \
+       <(grep -v ' FAILED$' "$CACHE/bindfs.results" | cut -d' ' -f1) | sed 's/^/  /'
+  echo "left in the original after the run:"
+  (cd "$CACHE/orig" && find . -mindepth 1 ! -name hello.py | sed 's/^/  /')
+} | tee "$CACHE/summary.txt"
