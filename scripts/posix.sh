@@ -66,8 +66,8 @@ bindfs "$CACHE/bindsrc" "$CACHE/bind"
   run view "$CACHE/view"
   echo
   echo "failing in the view, not under bindfs:"
-  join <(grep ' FAILED$' "$CACHE/view.results" | cut -d' ' -f1) \
-       <(grep -v ' FAILED$' "$CACHE/bindfs.results" | cut -d' ' -f1) | sed 's/^/  /'
+  comm -23 <(grep ' FAILED$' "$CACHE/view.results" | cut -d' ' -f1 | LC_ALL=C sort) \
+           <(grep ' FAILED$' "$CACHE/bindfs.results" | cut -d' ' -f1 | LC_ALL=C sort) | sed 's/^/  /'
   echo "left in the original after the run:"
   (cd "$CACHE/orig" && find . -mindepth 1 ! -name hello.py | sed 's/^/  /')
 } | tee "$CACHE/summary.txt"

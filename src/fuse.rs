@@ -35,6 +35,12 @@ pub struct FuseFs {
 }
 
 impl FuseFs {
+    /// An entry reply: the kernel holds one more reference to the node (see `forget`).
+    fn entry(&self, reply: ReplyEntry, a: &Attr) {
+        self.fs.remember_lookup(a.ino);
+        reply.entry(&self.ttl(), &attr(a), Generation(0));
+    }
+
     fn ttl(&self) -> Duration {
         if self.fs.by_inode() {
             LONG_TTL
@@ -150,7 +156,7 @@ impl Filesystem for FuseFs {
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match self.fs.lookup(parent.0, name) {
-            Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
+            Ok(a) => self.entry(reply, &a),
             // While the original is watched, a missing name is cached too (node id 0 is a
             // negative entry): Python's import probes many names that do not exist. Names
             // created in the view replace it in the kernel; the watcher drops it for names
@@ -160,6 +166,10 @@ impl Filesystem for FuseFs {
             }
             Err(e) => reply.error(errno(&e)),
         }
+    }
+
+    fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
+        self.fs.forget(ino.0, nlookup);
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
@@ -218,7 +228,7 @@ impl Filesystem for FuseFs {
         reply: ReplyEntry,
     ) {
         match self.fs.mkdir(parent.0, name, mode, umask, caller(req)) {
-            Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
+            Ok(a) => self.entry(reply, &a),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -234,7 +244,7 @@ impl Filesystem for FuseFs {
         reply: ReplyEntry,
     ) {
         match self.fs.mknod(parent.0, name, mode, umask, caller(req)) {
-            Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
+            Ok(a) => self.entry(reply, &a),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -262,7 +272,7 @@ impl Filesystem for FuseFs {
         reply: ReplyEntry,
     ) {
         match self.fs.symlink(parent.0, link_name, target, caller(req)) {
-            Ok(a) => reply.entry(&self.ttl(), &attr(&a), Generation(0)),
+            Ok(a) => self.entry(reply, &a),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -511,13 +521,16 @@ impl Filesystem for FuseFs {
             .fs
             .create_request(parent.0, name, mode, umask, flags, caller(req))
         {
-            Ok((a, o)) => reply.created(
-                &self.ttl(),
-                &attr(&a),
-                Generation(0),
-                FileHandle(o.as_ref().map_or(NO_HANDLE, |o| o.fh)),
-                o.as_ref().map_or(FopenFlags::empty(), fopen),
-            ),
+            Ok((a, o)) => {
+                self.fs.remember_lookup(a.ino);
+                reply.created(
+                    &self.ttl(),
+                    &attr(&a),
+                    Generation(0),
+                    FileHandle(o.as_ref().map_or(NO_HANDLE, |o| o.fh)),
+                    o.as_ref().map_or(FopenFlags::empty(), fopen),
+                )
+            }
             Err(e) => reply.error(errno(&e)),
         }
     }

@@ -49,6 +49,9 @@ pub struct Node {
     /// The original was verified at `open_stamp` and the watcher reported no change since:
     /// a read-only open may serve the cached view without touching the original.
     pub trusted: bool,
+    /// How many times the kernel was given this node (entry replies), less what it forgot:
+    /// while it is above zero the kernel may still use the inode, open or not.
+    pub lookups: u64,
 }
 
 pub struct Table {
@@ -74,6 +77,7 @@ impl Table {
                 unlinked: false,
                 open_stamp: None,
                 trusted: false,
+                lookups: 0,
             },
         );
         t.by_view.insert(PathBuf::new(), ROOT_INO);
@@ -86,6 +90,19 @@ impl Table {
 
     pub fn get_mut(&mut self, ino: u64) -> Option<&mut Node> {
         self.nodes.get_mut(&ino)
+    }
+
+    /// Drop an unlinked node the kernel no longer references (its number is never reused).
+    pub fn drop_unlinked(&mut self, ino: u64) -> bool {
+        if self
+            .nodes
+            .get(&ino)
+            .is_some_and(|n| n.unlinked && n.lookups == 0)
+        {
+            self.nodes.remove(&ino);
+            return true;
+        }
+        false
     }
 
     /// Withdraw the trust of the node at `view` and, for a directory, of everything below.
@@ -131,6 +148,7 @@ impl Table {
                 unlinked: false,
                 open_stamp: None,
                 trusted: false,
+                lookups: 0,
             },
         );
         ino

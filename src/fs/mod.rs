@@ -48,6 +48,7 @@ mod handles;
 pub mod inode;
 pub mod links;
 mod namespace;
+mod orphans;
 mod paths;
 mod rename;
 mod routing;
@@ -365,6 +366,8 @@ struct State {
     next_fh: u64,
     /// Listings served without a directory handle, by inode (see [`ViewFs::readdir_ino`]).
     listings: HashMap<u64, Arc<Vec<DirEntry>>>,
+    /// Attributes of files unlinked while the kernel held them (see `orphans.rs`).
+    orphans: HashMap<u64, Attr>,
 }
 
 impl State {
@@ -488,6 +491,7 @@ impl ViewFs {
                 handles: HashMap::new(),
                 next_fh: 1,
                 listings: HashMap::new(),
+                orphans: HashMap::new(),
             }),
             writeback: Mutex::new(()),
             closing: std::sync::atomic::AtomicBool::new(false),

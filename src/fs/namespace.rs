@@ -33,7 +33,10 @@ impl ViewFs {
     }
 
     pub fn getattr(&self, ino: u64) -> FsResult<Attr> {
-        let (_, back) = self.node(ino)?;
+        let (_, back) = match self.node(ino) {
+            Ok(n) => n,
+            Err(e) => return self.orphan_attr(ino).ok_or(e),
+        };
         self.attr_of(ino, &back)
     }
 
@@ -159,7 +162,20 @@ impl ViewFs {
             }
             _ => None,
         };
+        // A descriptor still open on it keeps reading and `fstat`ing what it had.
+        let ino = self.state.lock().table.ino_of(&view);
+        let orphan = match ino.map(|i| self.orphan_of(i, &back)) {
+            Some(Ok(o)) => o,
+            Some(Err(e)) => {
+                tracing::debug!("keeping {} for open descriptors: {e}", view.display());
+                None
+            }
+            None => None,
+        };
         fs::remove_file(&path).map_err(|e| FsError::io(format!("unlink {}", path.display()), e))?;
+        if let (Some(ino), Some((attr, bytes))) = (ino, orphan) {
+            self.adopt_orphan(ino, attr, bytes);
+        }
         if let Some((rel, bytes)) = old {
             self.remember_removed(&rel, bytes);
         }

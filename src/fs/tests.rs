@@ -1575,3 +1575,33 @@ fn routing_through_handles_writes_back_at_close() {
     let dh = f.fs.opendir_request(dir.ino).unwrap();
     f.fs.releasedir(dh);
 }
+
+#[test]
+fn a_file_unlinked_while_held_stays_readable_until_forgotten() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("omega.py")).unwrap();
+    f.fs.remember_lookup(a.ino);
+    let before = f.fs.read_ino(a.ino, 0, 4096).unwrap();
+    f.fs.unlink(ROOT_INO, OsStr::new("omega.py")).unwrap();
+    assert!(!f.orig.join("alpha.py").exists());
+    // fstat and read through the held inode still work, and a write stays its own.
+    let held = f.fs.getattr(a.ino).unwrap();
+    assert_eq!((held.nlink, held.size), (0, before.len() as u64));
+    assert_eq!(f.fs.read_ino(a.ino, 0, 4096).unwrap(), before);
+    f.fs.write_ino(a.ino, 0, b"#").unwrap();
+    assert_eq!(f.fs.read_ino(a.ino, 0, 1).unwrap(), b"#");
+    assert!(!f.orig.join("alpha.py").exists(), "never written back");
+    assert!(f.fs.lookup_path(Path::new("omega.py")).is_err());
+    // Once the kernel forgets it, nothing is kept.
+    f.fs.forget(a.ino, 1);
+    assert_eq!(f.fs.getattr(a.ino).unwrap_err().errno, libc::ENOENT);
+    assert!(f.fs.read_ino(a.ino, 0, 10).is_err());
+}
+
+#[test]
+fn a_file_nobody_holds_keeps_nothing_after_its_unlink() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("omega.py")).unwrap();
+    f.fs.unlink(ROOT_INO, OsStr::new("omega.py")).unwrap();
+    assert_eq!(f.fs.getattr(a.ino).unwrap_err().errno, libc::ENOENT);
+}
