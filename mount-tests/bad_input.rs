@@ -249,3 +249,56 @@ fn huge_truncate_and_offset_are_refused_and_the_daemon_lives() {
         before
     );
 }
+
+/// A full disk under the original: the writer gets ENOSPC (not EIO), what it had written
+/// and was acknowledged is in the original as it was written, a file nobody wrote is whole,
+/// and the daemon keeps serving.
+#[test]
+fn a_full_disk_gives_enospc_and_keeps_the_original_whole() {
+    let test = "a_full_disk_gives_enospc_and_keeps_the_original_whole";
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small");
+    fs::create_dir_all(&small).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=256k", "none"])
+        .arg(&small)
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "mount tmpfs");
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _tmpfs = Unmount(&small);
+    let orig = small.join("orig");
+    fs::create_dir_all(&orig).unwrap();
+    fs::write(orig.join("untouched.txt"), "12 34\n").unwrap();
+    let Some(m) = crate::harness::Mount::new(test, &orig, &dir.path().join("mnt"), 3) else {
+        return;
+    };
+    // One write of 400 KB into a new file: the kernel sends it in chunks, each written back
+    // before it is acknowledged, until the disk is full.
+    let chunk = b"0123456789 ".repeat(40_000);
+    let target = m.point.join("9999.txt");
+    let err = {
+        use std::io::Write;
+        let mut f = fs::File::create(&target).unwrap();
+        f.write_all(&chunk).and_then(|_| f.sync_all()).unwrap_err()
+    };
+    assert_eq!(err.raw_os_error(), Some(libc::ENOSPC), "{err}");
+    let on_disk = fs::read(orig.join("9999.txt")).unwrap();
+    assert!(on_disk.len() < chunk.len());
+    assert_eq!(
+        on_disk[..],
+        chunk[..on_disk.len()],
+        "a prefix of what was written"
+    );
+    assert_eq!(fs::read(orig.join("untouched.txt")).unwrap(), b"12 34\n");
+    // Still serving.
+    // (Counted, not kept: a kept entry holds the directory open.)
+    let listed = fs::read_dir(&m.point).unwrap().flatten().count();
+    assert!(listed >= 2);
+    m.unmount();
+}

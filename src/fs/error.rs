@@ -39,6 +39,17 @@ impl FsError {
         )
     }
 
+    /// A failed write-back: the caller learns that data did not reach the original. A full
+    /// disk, an exhausted quota, a read-only or too-large file keep their errno, as a writer
+    /// on a native filesystem would see them; anything else is EIO.
+    pub fn write_back(context: impl std::fmt::Display, e: io::Error) -> Self {
+        let errno = match e.raw_os_error() {
+            Some(n @ (libc::ENOSPC | libc::EDQUOT | libc::EROFS | libc::EFBIG)) => n,
+            _ => libc::EIO,
+        };
+        FsError::new(errno, format!("{context}: {e}"))
+    }
+
     /// Like [`FsError::io`] but always EIO: used where the caller must learn that data did
     /// not reach the original, whatever the underlying reason.
     pub fn eio(context: impl std::fmt::Display, e: impl std::fmt::Display) -> Self {

@@ -247,7 +247,7 @@ impl ViewFs {
                 Backing::Scratch(_) => view,
             };
             write_atomic(&dst, &bytes, m.mode(), None, Durability::KillSafe)
-                .map_err(|e| FsError::eio(format!("write {}", dst.display()), e))?;
+                .map_err(|e| FsError::write_back(format!("write {}", dst.display()), e))?;
             if let Backing::Original(_) = to {
                 self.persist_transform_state(Durability::KillSafe);
             }
@@ -300,7 +300,7 @@ impl ViewFs {
                 // Like a rename on a native disk: atomic, durable once the caller fsyncs.
                 Durability::KillSafe,
             )
-            .map_err(|e| FsError::eio(format!("write {}", path.display()), e))?;
+            .map_err(|e| FsError::write_back(format!("write {}", path.display()), e))?;
         }
         self.persist_transform_state(Durability::KillSafe);
         let m = fs::symlink_metadata(path)

@@ -164,7 +164,7 @@ impl ViewFs {
         };
         if base.as_deref() != Some(orig.as_slice()) {
             write_atomic(&path, &orig, mode, owner, durability)
-                .map_err(|e| FsError::eio(format!("write back {}", path.display()), e))?;
+                .map_err(|e| FsError::write_back(format!("write back {}", path.display()), e))?;
         }
         if !orig.is_empty() {
             // Written again: the layout store carries its anchor from now on.
