@@ -79,7 +79,7 @@ fn listing(root: &Path) -> Vec<String> {
         names.sort_by_key(|e| e.file_name());
         for e in names.into_iter().rev() {
             let name = e.file_name();
-            if name == ".git" || name == "__pycache__" {
+            if crate::transform::hidden_in_original(name.as_encoded_bytes()) {
                 continue;
             }
             let r = rel.join(&name);

@@ -229,19 +229,13 @@ pub fn is_plain_component(name: &OsStr) -> bool {
         && b.len() <= 255
 }
 
-fn is_bytecode(b: &[u8]) -> bool {
-    b.ends_with(b".pyc") || b.ends_with(b".pyo")
-}
-
 /// The view's `.git`: the shadow repository, which lives in the scratch tree like the tool
 /// caches (the original's own `.git` is hidden).
 pub const SHADOW_GIT: &str = ".git";
 
-/// Tool-generated names that always live in the scratch tree: the original's own entries of
-/// these names are hidden (`transform::hidden_in_original`).
+/// Names that always live in the scratch tree (`transform::always_in_scratch`).
 pub fn is_scratch_name(name: &OsStr) -> bool {
-    let b = name.as_bytes();
-    b == b"__pycache__" || b == b".pytest_cache" || b == SHADOW_GIT.as_bytes() || is_bytecode(b)
+    crate::transform::always_in_scratch(name.as_bytes())
 }
 
 /// Tool output (`transform::is_tool_output`): created in the view, it lives in the scratch

@@ -83,14 +83,26 @@ pub trait Transform: Send + Sync + 'static {
 /// the bundle or an export.
 pub const WRITEBACK_TMP_PREFIX: &str = ".schrodinger-tmp.";
 
+// The names the view treats specially, in one place: what it hides in the original, what
+// always lives in the scratch area, and what tools generate.
+
+/// A byte-code file.
+fn is_bytecode(name: &[u8]) -> bool {
+    name.ends_with(b".pyc") || name.ends_with(b".pyo")
+}
+
 /// Names in the original that the view never shows: version control, byte-code caches, tool
 /// caches and write-back temporaries. Their content would leak original names, and tools
 /// recreate them anyway. The one definition for the mount, the bundle and `export`.
 pub fn hidden_in_original(name: &[u8]) -> bool {
-    matches!(name, b".git" | b"__pycache__" | b".pytest_cache")
-        || name.ends_with(b".pyc")
-        || name.ends_with(b".pyo")
-        || name.starts_with(WRITEBACK_TMP_PREFIX.as_bytes())
+    always_in_scratch(name) || name.starts_with(WRITEBACK_TMP_PREFIX.as_bytes())
+}
+
+/// Names that live in the scratch area whatever the original has: byte-code and pytest's
+/// cache (generated, and full of original names), and `.git`, the view's shadow repository.
+/// The original's own entries of these names are hidden ([`hidden_in_original`]).
+pub fn always_in_scratch(name: &[u8]) -> bool {
+    matches!(name, b".git" | b"__pycache__" | b".pytest_cache") || is_bytecode(name)
 }
 
 /// The extensions of a file or directory name, as `Renamer::swap_name` keeps them: every
@@ -131,8 +143,7 @@ pub fn is_tool_output(name: &[u8]) -> bool {
             | b".mypy_cache"
             | b".ruff_cache"
             | b".pytest_cache"
-    ) || name.ends_with(b".pyc")
-        || name.ends_with(b".pyo")
+    ) || is_bytecode(name)
         || name.ends_with(b".egg-info")
         || name.starts_with(b".coverage.")
         || name.starts_with(b"pytest-cache-files-")
