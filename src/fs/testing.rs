@@ -50,6 +50,10 @@ impl Transform for SwapTransform {
         swap(original)
     }
 
+    fn passes_binary(&self, _orig_rel: &Path) -> bool {
+        true
+    }
+
     fn content_to_original(&self, _orig_rel: &Path, view: &[u8], _base: Option<&[u8]>) -> Vec<u8> {
         if view.contains(&0) {
             return view.to_vec();

@@ -1605,3 +1605,51 @@ fn a_file_nobody_holds_keeps_nothing_after_its_unlink() {
     f.fs.unlink(ROOT_INO, OsStr::new("omega.py")).unwrap();
     assert_eq!(f.fs.getattr(a.ino).unwrap_err().errno, libc::ENOENT);
 }
+
+#[test]
+fn writes_to_a_binary_file_go_in_place_and_text_ones_do_not() {
+    use std::os::unix::fs::MetadataExt;
+    let f = fixture();
+    // data.bin holds a NUL: the view is the original's bytes.
+    let a = f.fs.lookup_path(Path::new("data.bin")).unwrap();
+    let ino_before = fs::metadata(f.orig.join("data.bin")).unwrap().ino();
+    f.fs.write_ino(a.ino, 1, b"omega").unwrap();
+    let on_disk = fs::read(f.orig.join("data.bin")).unwrap();
+    assert_eq!(
+        &on_disk[..6],
+        b"\0omega",
+        "binary: written as is, not swapped"
+    );
+    assert_eq!(
+        fs::metadata(f.orig.join("data.bin")).unwrap().ino(),
+        ino_before,
+        "written in place, not replaced"
+    );
+    assert_eq!(f.fs.read_ino(a.ino, 0, 6).unwrap(), b"\0omega");
+    // Past the end: a hole of zeros, as the view shows.
+    let len = on_disk.len() as u64;
+    f.fs.write_ino(a.ino, len + 3, b"x").unwrap();
+    let grown = fs::read(f.orig.join("data.bin")).unwrap();
+    assert_eq!(&grown[len as usize..], b"\0\0\0x");
+    assert_eq!(f.fs.read_ino(a.ino, len, 10).unwrap(), b"\0\0\0x");
+    // A text file goes through the transform as a whole.
+    let t = f.fs.lookup_path(Path::new("README")).unwrap();
+    f.fs.write_ino(t.ino, 0, b"omega").unwrap();
+    assert!(fs::read(f.orig.join("README"))
+        .unwrap()
+        .starts_with(b"alpha"));
+    let one =
+        f.fs.create_ino(
+            ROOT_INO,
+            OsStr::new("one.bin"),
+            0o644,
+            0,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
+        .unwrap();
+    f.fs.write_ino(one.ino, 0, b"\0omega").unwrap();
+    f.fs.write_ino(one.ino, 0, b"omega ").unwrap();
+    // Its only NUL overwritten: now text, so the write-back swaps it.
+    assert_eq!(fs::read(f.orig.join("one.bin")).unwrap(), b"alpha ");
+}

@@ -76,6 +76,11 @@ pub trait Transform: Send + Sync + 'static {
     fn remembers_state(&self) -> bool {
         false
     }
+    /// Whether a content holding a NUL byte (binary) passes unchanged in both directions for
+    /// this path, so that a write to it may go to the original in place.
+    fn passes_binary(&self, _orig_rel: &Path) -> bool {
+        false
+    }
 }
 
 /// Prefix of the temporary files that write-back creates beside an original file (then
@@ -223,6 +228,12 @@ impl Transform for Composite {
 
     fn base_matters(&self, orig_rel: &Path) -> bool {
         self.l3.is_some() && layout::is_python_name(orig_rel.as_os_str().as_encoded_bytes())
+    }
+
+    /// Level 2 passes binary contents unchanged (`rename::file_kind`); Level 3 only touches
+    /// Python files, which are excluded here.
+    fn passes_binary(&self, orig_rel: &Path) -> bool {
+        !self.base_matters(orig_rel)
     }
 
     fn remembers_state(&self) -> bool {
