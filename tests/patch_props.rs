@@ -364,7 +364,17 @@ fn check(levels: Vec<u8>, seed: u64, ops: &[Op], binary: bool) -> Result<(), Tes
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    // A fixed seed in CI, so a run tests what the last one did; `scripts/soak.sh` sets
+    // PATCH_PROPS_RANDOM=1 for fresh cases (which found the known gap below).
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        rng_seed: if std::env::var_os("PATCH_PROPS_RANDOM").is_some() {
+            proptest::test_runner::RngSeed::Random
+        } else {
+            proptest::test_runner::RngSeed::Fixed(0x5c4e_d123)
+        },
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn a_view_patch_translates_to_the_original_diff(
@@ -404,6 +414,28 @@ fn an_appended_function_in_a_reordered_file() {
     assert!(
         reordered > 0,
         "no seed reorders the file: the test would test nothing"
+    );
+}
+
+/// A known gap, shrunk from the property (random cases): a function appended to a reordered
+/// file plus a module-level statement inserted in the middle of its view. The original diff
+/// cannot be turned into a view patch: no view the search tries writes back to the patched
+/// original exactly. The tool must refuse, saying so, rather than give a wrong patch.
+#[test]
+fn known_gap_an_appended_function_and_an_inserted_statement_are_refused() {
+    let ops = [
+        Op::AppendFunction { file: 15, name: 0 },
+        Op::Insert {
+            file: 15,
+            at: 28,
+            text: 2,
+        },
+    ];
+    let err = check(vec![2, 3], 25, &ops, false).expect_err("a known gap: see the comment");
+    assert!(
+        err.to_string()
+            .contains("no view of the patched file writes back to it exactly"),
+        "{err}"
     );
 }
 
