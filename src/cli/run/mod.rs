@@ -107,7 +107,12 @@ pub fn run(args: &RunArgs) -> Result<i32, CliError> {
         .repo
         .canonicalize()
         .map_err(|e| CliError::io(format!("repository {}", args.repo.display()), e))?;
-    let base = patches::head(&repo)?;
+    let base = views::head_of(&repo).ok_or_else(|| {
+        CliError::Msg(format!(
+            "{} is not a git work tree with a commit, which run needs for its patches",
+            repo.display()
+        ))
+    })?;
     let work = match &args.work {
         Some(w) => absolute(w)?,
         None => {

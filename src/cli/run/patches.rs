@@ -33,13 +33,6 @@ fn git(dir: &Path, index: Option<&Path>, args: &[&str]) -> Result<Output, CliErr
     Ok(out)
 }
 
-/// The commit checked out in `repo`.
-pub fn head(repo: &Path) -> Result<String, CliError> {
-    let out = git(repo, None, &["rev-parse", "--verify", "HEAD"])
-        .map_err(|e| CliError::Msg(format!("{e}\n(run needs a git work tree with a commit)")))?;
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
 /// `git diff <base>` of `dir`'s work tree with untracked, not ignored files as new files;
 /// binary changes as git's binary patches. `scratch` holds the index copy.
 pub fn worktree_diff(dir: &Path, base: &str, scratch: &Path) -> Result<Vec<u8>, CliError> {
