@@ -352,9 +352,7 @@ impl ViewFs {
         flags: i32,
         who: Caller,
     ) -> FsResult<Attr> {
-        let (view, back) = self.child(parent, name)?;
-        self.prepare(&back)?;
-        let path = self.safe_path(&back)?;
+        let (view, back, path) = self.new_place(parent, name)?;
         let existed = create_file(&path, mode & !umask & 0o7777, flags)?;
         if !existed {
             who.take(&path)?;

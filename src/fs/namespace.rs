@@ -73,6 +73,19 @@ impl ViewFs {
         Ok(())
     }
 
+    /// Where a new entry `name` of directory `parent` goes: its view path, its backing, and
+    /// its path on disk (never through a symlink), with the scratch parents it needs made.
+    pub(super) fn new_place(
+        &self,
+        parent: u64,
+        name: &OsStr,
+    ) -> FsResult<(PathBuf, Backing, PathBuf)> {
+        let (view, back) = self.child(parent, name)?;
+        self.prepare(&back)?;
+        let path = self.safe_path(&back)?;
+        Ok((view, back, path))
+    }
+
     pub fn mkdir(
         &self,
         parent: u64,
@@ -81,9 +94,7 @@ impl ViewFs {
         umask: u32,
         who: Caller,
     ) -> FsResult<Attr> {
-        let (view, back) = self.child(parent, name)?;
-        self.prepare(&back)?;
-        let path = self.safe_path(&back)?;
+        let (view, back, path) = self.new_place(parent, name)?;
         fs::create_dir(&path).map_err(|e| FsError::io(format!("mkdir {}", path.display()), e))?;
         let _ = fs::set_permissions(&path, fs::Permissions::from_mode(mode & !umask & 0o7777));
         who.take(&path)?;
@@ -108,9 +119,7 @@ impl ViewFs {
                 "device nodes are not made through the view",
             ));
         }
-        let (view, back) = self.child(parent, name)?;
-        self.prepare(&back)?;
-        let path = self.safe_path(&back)?;
+        let (view, back, path) = self.new_place(parent, name)?;
         let c = std::ffi::CString::new(path.as_os_str().as_bytes())
             .map_err(|_| FsError::new(libc::EINVAL, "name with a NUL byte"))?;
         let perm = mode & !umask & 0o7777;
@@ -126,9 +135,7 @@ impl ViewFs {
     }
 
     pub fn symlink(&self, parent: u64, name: &OsStr, target: &Path, who: Caller) -> FsResult<Attr> {
-        let (view, back) = self.child(parent, name)?;
-        self.prepare(&back)?;
-        let path = self.safe_path(&back)?;
+        let (view, back, path) = self.new_place(parent, name)?;
         let target: PathBuf = match back {
             Backing::Original(_) => PathBuf::from(
                 <OsString as std::os::unix::ffi::OsStringExt>::from_vec(links::to_original(
