@@ -252,15 +252,16 @@ impl ViewFs {
         let fresh = if has_buffer || unlinked {
             None
         } else {
-            Some(self.view_bytes(&rel)?.0)
+            Some(self.view_bytes(&rel)?)
         };
-        if let Some(view) = &fresh {
+        if let Some((view, stamp)) = &fresh {
             if self.transform.passes_binary(&rel) && stays_binary(view, start, data) {
-                if let Some(n) = self.write_in_place(&rel, start, data)? {
+                if let Some(n) = self.write_in_place(&rel, view, *stamp, start, data)? {
                     return Ok(n);
                 }
             }
         }
+        let fresh = fresh.map(|(view, _)| view);
         let len = {
             let mut st = self.state.lock();
             let b = st.buffers.entry(ino).or_insert_with(|| {
@@ -285,21 +286,31 @@ impl ViewFs {
     /// A write to a binary file that stays binary: the view is the original, so the bytes go
     /// to the original at their offset, as on a native disk, instead of a rewrite of the
     /// whole file (fsx's thousands of small writes made that quadratic).
-    /// `None` when the file changed meanwhile and no longer qualifies: the caller then
+    /// `None` when the file changed since `view` was read (at `stamp`): the caller then
     /// takes the buffered path.
-    fn write_in_place(&self, rel: &Path, start: usize, data: &[u8]) -> FsResult<Option<u32>> {
+    fn write_in_place(
+        &self,
+        rel: &Path,
+        view: &[u8],
+        stamp: Stamp,
+        start: usize,
+        data: &[u8],
+    ) -> FsResult<Option<u32>> {
         let _w = self.writeback.lock();
-        // Again under the write-back lock: nobody changes the file between check and write.
-        let (view, _) = self.view_bytes(rel)?;
-        if !stays_binary(&view, start, data) {
-            return Ok(None);
-        }
         let path = self.safe_path(&Backing::Original(rel.to_path_buf()))?;
         let f = fs::OpenOptions::new()
             .write(true)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
             .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+        // Under the write-back lock, on the descriptor written to: the file is still the one
+        // `view` was read from (else the buffered path takes the write).
+        let before = f
+            .metadata()
+            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
+        if Stamp::of(&before) != stamp {
+            return Ok(None);
+        }
         f.write_all_at(data, start as u64)
             .map_err(|e| FsError::write_back(format!("write {}", path.display()), e))?;
         let mut new = view.to_vec();
