@@ -37,6 +37,35 @@ pub fn sample_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample")
 }
 
+/// `schrodinger translate MAP_ARGS --to TO ORIG` of `text` (the map given by `--bundle`,
+/// `--state` or `--mount`).
+pub fn translate_with(map_args: &[&OsStr], orig: &Path, to: &str, text: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .arg("translate")
+        .args(map_args)
+        .args(["--to", to])
+        .arg(orig)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "translate failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// Run a command, return its output (never panics on a non-zero exit).
 pub fn output(cmd: &mut Command) -> Output {
     cmd.stdin(Stdio::null())
@@ -157,30 +186,13 @@ impl Repo {
     /// `schrodinger translate` with the saved bundle of `seed`. Call it before editing the
     /// original (the bundle is tied to the tree it was built from).
     pub fn translate(&self, seed: u64, to: &str, text: &str) -> String {
-        use std::io::Write;
         let bundle = self.bundle(seed);
-        let mut child = Command::new(BIN)
-            .args(["translate", "--to", to, "--bundle"])
-            .arg(&bundle)
-            .arg(&self.orig)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "translate failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        translate_with(
+            &[OsStr::new("--bundle"), bundle.as_os_str()],
+            &self.orig,
+            to,
+            text,
+        )
     }
 
     /// Translate several texts with one call (they must not contain the separator line).

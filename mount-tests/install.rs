@@ -42,6 +42,24 @@ pub(crate) fn venv(dir: &Path) -> std::path::PathBuf {
     py
 }
 
+/// `pip install -e DIR` without dependencies or build isolation, as a SWE-bench image has
+/// its project installed.
+pub(crate) fn install_editable(py: &Path, dir: &Path) {
+    run_ok(
+        Command::new(py)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-deps",
+                "--no-build-isolation",
+                "-e",
+            ])
+            .arg(dir),
+    );
+}
+
 fn py_ok(py: &Path, code: &str) -> String {
     run_ok(Command::new(py).args(["-c", code]).current_dir("/"))
 }
@@ -60,19 +78,7 @@ fn repoint_moves_an_editable_install_to_the_view() {
     run_ok(git(&repo.orig).args(["commit", "-q", "-m", "packaging"]));
     let env = repo.dir.path().join("venv");
     let py = venv(&env);
-    run_ok(
-        Command::new(&py)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--no-deps",
-                "--no-build-isolation",
-                "-e",
-            ])
-            .arg(&repo.orig),
-    );
+    install_editable(&py, &repo.orig);
     py_ok(&py, "import bookmobile");
     let site = py_ok(
         &py,
@@ -167,19 +173,7 @@ fn verify_works_with_the_original_installed_editable() {
     run_ok(git(o).args(["commit", "-q", "-m", "src layout"]));
     let env = repo.dir.path().join("venv");
     let py = venv(&env);
-    run_ok(
-        Command::new(&py)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--no-deps",
-                "--no-build-isolation",
-                "-e",
-            ])
-            .arg(o),
-    );
+    install_editable(&py, o);
     if !crate::harness::can_mount(test) {
         return;
     }

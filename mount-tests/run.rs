@@ -9,12 +9,15 @@
 //! coordinates say what the agent did.
 
 use std::collections::BTreeSet;
+use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::harness::{assert_no_original, can_mount, git, output, run_ok, Repo, BIN};
+use crate::harness::{
+    assert_no_original, can_mount, git, output, run_ok, translate_with, Repo, BIN,
+};
 
 /// A file whose name exists nowhere else: if `find / -xdev` printed it, the original (or a
 /// copy) would be reachable on the container's root filesystem. One per test: tests run in
@@ -42,15 +45,7 @@ fn run_in_container(repo: &Repo, args: &[&str], script: &str) -> Ran {
     let work = repo.dir.path().join("work");
     let out = repo.dir.path().join("out");
     let o = output(
-        Command::new("unshare")
-            .args([
-                "--mount",
-                "--propagation",
-                "private",
-                "--pid",
-                "--fork",
-                "--mount-proc",
-            ])
+        container()
             .arg(BIN)
             .arg("run")
             .arg("--work")
@@ -88,25 +83,27 @@ fn renamed(work: &Path) -> BTreeSet<String> {
 
 /// `translate --state --to DIRECTION` with the run's own map.
 fn translate(work: &Path, repo: &Repo, to: &str, text: &str) -> String {
-    let mut child = Command::new(BIN)
-        .arg("translate")
-        .arg("--state")
-        .arg(work.join("state"))
-        .args(["--to", to])
-        .arg(&repo.orig)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    String::from_utf8(o.stdout).unwrap()
+    let state = work.join("state");
+    translate_with(
+        &[OsStr::new("--state"), state.as_os_str()],
+        &repo.orig,
+        to,
+        text,
+    )
+}
+
+/// `unshare` playing a fresh container: its own mount and PID namespaces and `/proc`.
+fn container() -> Command {
+    let mut c = Command::new("unshare");
+    c.args([
+        "--mount",
+        "--propagation",
+        "private",
+        "--pid",
+        "--fork",
+        "--mount-proc",
+    ]);
+    c
 }
 
 /// Make the test's temp dir reachable by another user (tempdirs are 0700).
@@ -200,19 +197,7 @@ fn run_walls_a_root_agent_off_and_writes_both_patches() {
     run_ok(git(&repo.orig).args(["commit", "-q", "-m", "packaging"]));
     let env = repo.dir.path().join("venv");
     let py = crate::install::venv(&env);
-    run_ok(
-        Command::new(&py)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--no-deps",
-                "--no-build-isolation",
-                "-e",
-            ])
-            .arg(&repo.orig),
-    );
+    crate::install::install_editable(&py, &repo.orig);
     let work = repo.dir.path().join("work");
     let mut script = probe_script(&repo, &work);
     script.push_str(&format!(
@@ -447,7 +432,7 @@ fn enter_puts_an_exec_d_command_in_the_agents_namespaces() {
     fs::set_permissions(&py, fs::Permissions::from_mode(0o755)).unwrap();
     // The container: `run` in the background as its main process, two exec'd commands, then
     // the stop.
-    let container = format!(
+    let script = format!(
         r#"
 {bin} run --seed 9 --python {py} --user nobody --grace 1 --work {w} --out {o} {r} -- sleep 600 &
 {bin} enter --work {w} {r} -- sh -c "$PROBE"
@@ -462,19 +447,7 @@ echo "run exited $?"
         r = repo.orig.display(),
         py = py.display()
     );
-    let o = output(
-        Command::new("unshare")
-            .args([
-                "--mount",
-                "--propagation",
-                "private",
-                "--pid",
-                "--fork",
-                "--mount-proc",
-            ])
-            .args(["sh", "-c", &container])
-            .env("PROBE", &probe),
-    );
+    let o = output(container().args(["sh", "-c", &script]).env("PROBE", &probe));
     let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stdout}\n{stderr}");
