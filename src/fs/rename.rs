@@ -50,6 +50,9 @@ impl ViewFs {
             (&from_back, &to_back, &replaced)
         {
             let _ = catch_unwind(AssertUnwindSafe(|| self.transform.renamed(f, t)));
+            // The layout moved with the file: saved now, not at the next write-back, so a
+            // remount, `patch --mount` or a killed daemon sees the file in the order it has.
+            self.persist_transform_state(Durability::KillSafe);
         }
         {
             let mut st = self.state.lock();
