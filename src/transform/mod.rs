@@ -10,6 +10,7 @@ pub mod layout;
 pub mod lexer;
 pub mod lexicon;
 pub mod lines;
+pub mod patterns;
 pub mod policy;
 pub mod rename;
 pub mod reorder;

@@ -3,6 +3,7 @@
 //!
 //! Pure: callers hand in file contents and the names the Python environment defines.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use rayon::prelude::*;
@@ -45,6 +46,9 @@ pub enum FreezeReason {
     /// An extension of a file name in the tree: names keep their extensions, so every text
     /// keeps the word too (`name + ".toml"`, a dict keyed by the extensions it reads).
     Extension,
+    /// Spelled by a regular expression of the repository (`platform[._](machine|release)`):
+    /// the text it matches keeps the word (see `patterns`).
+    Pattern,
 }
 
 /// Python keywords and soft keywords (3.12).
@@ -754,6 +758,8 @@ struct FileFacts<'a> {
     /// Whole string literals passed to a method that cuts a string and keeps the rest
     /// (`name.partition("ParamType")`): see `add_affix_rests`.
     cut_strings: HashSet<&'a str>,
+    /// Runs inside regular expressions written as literals (see `patterns`).
+    pattern_runs: HashSet<&'a str>,
 }
 
 /// Methods of `str` that cut a piece off and give the program the rest.
@@ -806,6 +812,10 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         }
     });
     let fragments = fragments_in_runs(src, &runs);
+    let pattern_runs = super::patterns::pattern_runs(src, &runs)
+        .into_iter()
+        .filter_map(|r| std::str::from_utf8(&src[r.start..r.end]).ok())
+        .collect();
     let mut ff = FileFacts {
         frozen_imports: Vec::new(),
         fragments,
@@ -814,6 +824,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         exposed: exposure.map(Exposure::finish).unwrap_or_default(),
         whole_strings: HashSet::new(),
         cut_strings: HashSet::new(),
+        pattern_runs,
     };
     for imp in imports_in_runs(src, &runs) {
         let outside = imp.level == 0
@@ -886,6 +897,13 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .collect();
     for t in formats::FROZEN_TOKENS {
         f.frozen_tokens.insert(t.to_string(), FreezeReason::Tool);
+    }
+    for t in facts
+        .iter()
+        .flat_map(|ff| ff.pattern_runs.iter())
+        .flat_map(|r| owned_tokens(r))
+    {
+        f.frozen_tokens.entry(t).or_insert(FreezeReason::Pattern);
     }
     freeze_sphinx_settings(input, &mut f);
     // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
@@ -994,9 +1012,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .par_iter()
         .flat_map_iter(|b| {
             // Distinct first: a catalog repeats its words, and the big set is slow to probe.
-            let distinct: HashSet<&str> = identifier_runs(b).collect();
+            let mut distinct: HashSet<Cow<'_, str>> =
+                identifier_runs(b).map(Cow::Borrowed).collect();
+            distinct.extend(hyphen_compounds(b).map(Cow::Owned));
             distinct
-                .into_iter()
+                .iter()
                 .flat_map(|r| stored_names(r, &all_runs))
                 .collect::<Vec<_>>()
         })
@@ -1073,6 +1093,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .filter(|n| n.bytes().any(|b| b.is_ascii_uppercase()))
         .map(|n| n.to_ascii_lowercase())
         .collect();
+    let whole_strings: HashSet<&str> = facts
+        .iter()
+        .flat_map(|ff| ff.whole_strings.iter().copied())
+        .collect();
     for &run in &owned {
         // A run of a dynamic family is renamed only if its run-time part would be renamed
         // wherever that part comes from: as a name (not frozen) and inside strings (a code
@@ -1111,6 +1135,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             (upper && outside_lower.contains(&run.to_ascii_lowercase()))
                 .then_some(FreezeReason::Outside)
         });
+        let reason = reason.or_else(|| upper_case_of_frozen(run, &whole_strings, input, &f));
         if let Some(reason) = reason {
             f.frozen_runs.entry(run.clone()).or_insert(reason);
             f.frozen_owned.insert(run.clone());
@@ -1143,7 +1168,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             .owned_runs
             .iter()
             .filter(|r| super::rename::segments(r).is_none())
-            .filter(|r| built_from_data(r, &fragment_index, input, &f, &all_runs))
+            .filter(|r| {
+                built_from_data(r, &fragment_index, input, &f, &all_runs)
+                    || upper_case_of_frozen(r, &whole_strings, input, &f).is_some()
+            })
             .cloned()
             .collect();
         if late.is_empty() {
@@ -1174,6 +1202,25 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Module names count as code identifiers: imports and strings name them.
     f.add_code_runs(input.tree_modules.iter().cloned());
     f
+}
+
+/// An upper-case run (`SECONDS`, an enum member) whose lower case is a frozen run that the
+/// code holds as a whole string (`"seconds"`, also the outside `timedelta.seconds`) stays as
+/// well: code turns the data into the name (`Unit[minimum_unit.upper()]` with
+/// `minimum_unit="seconds"`). An upper-case run whose lower case is never data is free.
+fn upper_case_of_frozen(
+    run: &str,
+    whole_strings: &HashSet<&str>,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> Option<FreezeReason> {
+    let upper =
+        run.bytes().any(|b| b.is_ascii_uppercase()) && !run.bytes().any(|b| b.is_ascii_lowercase());
+    let lower = run.to_ascii_lowercase();
+    if !upper || !whole_strings.contains(lower.as_str()) {
+        return None;
+    }
+    freeze_reason(&lower, input, f).filter(|r| *r != FreezeReason::Short)
 }
 
 /// A string literal that a cutting method takes (`CUTTING_METHODS`) and that starts or ends
@@ -1475,14 +1522,17 @@ fn is_config_key(src: &[u8], start: usize, end: usize, ini: bool) -> bool {
 /// that begin it or begin it after one byte. Serialized strings sit next to bytes that happen
 /// to be letters: a pickle writes `X\x0c\0\0\0time_formatsrC` (the string, then the opcode
 /// `r` and a memo index), a length byte may be a letter too.
-fn stored_names<'r>(word: &'r str, runs: &HashSet<&str>) -> Vec<&'r str> {
+fn stored_names<'a>(word: &str, runs: &HashSet<&'a str>) -> Vec<&'a str> {
     let mut out = Vec::new();
     for skip in [0, 1] {
         let Some(w) = word.get(skip..) else { continue };
         for end in MIN_TOKEN_LEN..=w.len() {
-            let cand = &w[..end];
-            if runs.contains(cand) && !cand.as_bytes()[0].is_ascii_digit() {
-                out.push(cand);
+            let Some(cand) = w.get(..end) else { continue };
+            if cand.as_bytes()[0].is_ascii_digit() {
+                continue;
+            }
+            if let Some(&r) = runs.get(cand) {
+                out.push(r);
             }
         }
     }
@@ -1501,6 +1551,20 @@ fn identifier_runs(b: &[u8]) -> impl Iterator<Item = &str> {
         })
         .filter(|w| w.len() >= MIN_TOKEN_LEN)
         .filter_map(|w| std::str::from_utf8(w).ok())
+}
+
+/// Words joined by hyphens in a binary file (`ld-musl-x86_64` of an ELF interpreter path), in
+/// the underscore form a code name has (`ld_musl_x86_64`): text that the view groups by its
+/// hyphens swaps such a group as the code name (`Renamer::swap_hyphen_group`), so a code name
+/// that begins one is stored in the file too.
+fn hyphen_compounds(b: &[u8]) -> impl Iterator<Item = String> + '_ {
+    let part = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    b.split(move |&c| !part(c))
+        .filter(|w| w.contains(&b'-'))
+        .filter_map(|w| std::str::from_utf8(w).ok())
+        .map(|w| w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-'))
+        .filter(|w| w.len() >= MIN_TOKEN_LEN && w.contains('-'))
+        .map(|w| w.replace('-', "_"))
 }
 
 /// Whether a run that outside code also names may be renamed all the same: the repository
@@ -1793,6 +1857,40 @@ mod tests {
         assert!(f.owned_runs.contains("date_formats"), "{:?}", f.owned_runs);
     }
 
+    /// A hyphenated name stored in a binary file (an ELF interpreter `/lib/ld-musl-x86_64.so.1`)
+    /// keeps the code name its underscore form begins (`ld_musl`, a test's argument): strings
+    /// swap `ld-musl` as that code name, and the file's bytes never change.
+    #[test]
+    fn hyphenated_names_stored_in_binary_files_are_found() {
+        let own = set(&["test_elf"]);
+        let defined = set(&["test_interpreter", "ld_musl", "interpreter"]);
+        let py: &[u8] = b"def test_interpreter(ld_musl, interpreter):\n    assert interpreter == f'/lib/ld-musl-{ld_musl}.so.1'\n";
+        let blob: &[u8] = b"\x7fELF\x02\x01\x00\x00/lib/ld-musl-x86_64.so.1\x00\x00";
+        let input = PolicyInput {
+            python: vec![("test_elf.py", py)],
+            text: vec![],
+            binary: vec![blob],
+            names: vec!["test_elf.py", "musl-x86_64"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &BTreeSet::new(),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &BTreeSet::new(),
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("ld_musl"), Some(&FreezeReason::Binary));
+        assert!(f.owned_runs.contains("interpreter"), "{:?}", f.owned_runs);
+        let text_only = PolicyInput {
+            binary: vec![],
+            ..input
+        };
+        assert!(analyze(&text_only).owned_runs.contains("ld_musl"));
+    }
+
     /// Every extension of a name in the tree is frozen wherever it appears: file names keep
     /// their extensions, and code builds or reads them as data (`name + ".toml"`,
     /// `case["toml"]`), so a package named like one keeps that word.
@@ -2031,7 +2129,7 @@ mod dynamic_tests {
     static NONE: BTreeSet<String> = BTreeSet::new();
 
     /// A repository of one Python file, with these outside and defined names.
-    fn one_file<'a>(
+    pub(super) fn one_file<'a>(
         src: &'a [u8],
         env_names: &'a BTreeSet<String>,
         defined: &'a BTreeSet<String>,
@@ -2488,5 +2586,104 @@ TOKENS = ["unquoted_identifier", "literal"]
             "{:?}",
             f.frozen_runs
         );
+    }
+}
+
+#[cfg(test)]
+mod pattern_tests {
+    use super::dynamic_tests::one_file;
+    use super::*;
+
+    fn set(xs: &[&str]) -> BTreeSet<String> {
+        xs.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// packaging's marker tokenizer matches `platform[._](machine|release)` and looks the
+    /// matched text up in a dict keyed like the TypedDict field `platform_machine`: the words
+    /// the pattern spells stay, so the field, the key and the marker text keep them.
+    #[test]
+    fn words_a_regular_expression_spells_stay() {
+        let src: &[u8] = br#"
+import re
+VARIABLE = re.compile(r"platform[._](machine|release)")
+
+class Environment:
+    platform_machine: str
+    platform_release: str
+    machine_word: str
+
+def lookup(env, text):
+    return env[VARIABLE.match(text).group().replace(".", "_")]
+"#;
+        let defined = set(&[
+            "VARIABLE",
+            "Environment",
+            "platform_machine",
+            "platform_release",
+            "machine_word",
+            "lookup",
+        ]);
+        let env = set(&["re", "compile", "match", "group", "replace", "platform"]);
+        let f = analyze(&one_file(src, &env, &defined));
+        assert_eq!(f.frozen_tokens.get("machine"), Some(&FreezeReason::Pattern));
+        assert_eq!(f.frozen_tokens.get("release"), Some(&FreezeReason::Pattern));
+        assert!(
+            f.frozen_owned.contains("platform_machine"),
+            "{:?}",
+            f.owned_runs
+        );
+        // Other words of the same names are still renamed.
+        assert!(f.owned_runs.contains("machine_word"));
+        assert!(f.owned_tokens.contains("word"));
+        // Without the pattern, the words are the repository's like any other.
+        let plain = String::from_utf8_lossy(src).replace("re.compile(", "str(");
+        let f = analyze(&one_file(plain.as_bytes(), &env, &defined));
+        assert!(!f.frozen_tokens.contains_key("machine"));
+        assert!(f.owned_runs.contains("platform_machine"));
+    }
+}
+
+#[cfg(test)]
+mod case_tests {
+    use super::dynamic_tests::one_file;
+    use super::*;
+
+    fn set(xs: &[&str]) -> BTreeSet<String> {
+        xs.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// humanize looks its enum up by `Unit[minimum_unit.upper()]`, with the default
+    /// `minimum_unit="seconds"`: `seconds` is an outside name (`timedelta.seconds`), which
+    /// strings keep, so the member `SECONDS` keeps its name too.
+    #[test]
+    fn an_upper_case_run_whose_lower_case_stays_stays() {
+        let src: &[u8] = br#"
+class Unit(Enum):
+    SECONDS = 2
+    WEEKDAYS = 3
+
+def naturaldelta(value, minimum_unit="seconds"):
+    return Unit[minimum_unit.upper()]
+"#;
+        let defined = set(&[
+            "Unit",
+            "SECONDS",
+            "WEEKDAYS",
+            "naturaldelta",
+            "minimum_unit",
+        ]);
+        let env = set(&["Enum", "seconds", "upper", "value"]);
+        let f = analyze(&one_file(src, &env, &defined));
+        assert_eq!(f.frozen_runs.get("SECONDS"), Some(&FreezeReason::Outside));
+        assert!(f.frozen_owned.contains("SECONDS"));
+        // An upper-case run whose lower case is the repository's own is renamed.
+        assert!(f.owned_runs.contains("WEEKDAYS"), "{:?}", f.owned_runs);
+        // Without the outside lower case, or without the string, the member is renamed like
+        // any other.
+        let f = analyze(&one_file(src, &set(&["Enum", "upper", "value"]), &defined));
+        assert!(f.owned_runs.contains("SECONDS"));
+        let no_data = String::from_utf8_lossy(src).replace("\"seconds\"", "None");
+        let f = analyze(&one_file(no_data.as_bytes(), &env, &defined));
+        assert!(f.owned_runs.contains("SECONDS"));
     }
 }
