@@ -172,8 +172,12 @@ impl Bundle {
         out
     }
 
-    /// The Level 2 map of this bundle.
+    /// The Level 2 map of this bundle; without Level 2 (`--levels 3`, the identity view
+    /// `--levels 0`) a map that renames nothing, so text translates as the view shows it.
     pub fn renamer(&self) -> Result<Renamer, BundleError> {
+        if !self.levels.contains(&2) {
+            return Ok(Renamer::default());
+        }
         Renamer::new(
             self.tokens.iter().map(|(a, b)| (a.as_str(), b.as_str())),
             self.frozen_runs
@@ -188,6 +192,9 @@ impl Bundle {
 }
 
 fn levels_text(l: &[u8]) -> String {
+    if l.is_empty() {
+        return "0".into();
+    }
     l.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
 }
 

@@ -20,6 +20,7 @@ use crate::fs::watch::{Inval, Invalidate};
 use crate::fs::{
     Attr, Caller, FsError, Kind, SetAttr, SetTime, ViewFs, LONG_TTL, MAX_WRITE, NO_HANDLE, TTL,
 };
+use crate::trace::{Record, Tracer};
 
 /// The fuser adapter over a shared [`ViewFs`].
 ///
@@ -32,9 +33,20 @@ use crate::fs::{
 /// request goes is decided in `crate::fs` (`routing.rs`).
 pub struct FuseFs {
     fs: Arc<ViewFs>,
+    /// Where requests are recorded (`mount --trace`).
+    trace: Option<Arc<Tracer>>,
 }
 
 impl FuseFs {
+    /// Record a request on `ino` (or on `name` in the directory `ino`) in the trace, if the
+    /// mount keeps one; `fill` sets what the record adds to the view path.
+    fn note(&self, op: &str, ino: u64, name: Option<&OsStr>, fill: impl FnOnce(&mut Record)) {
+        let Some(t) = &self.trace else { return };
+        let mut r = Record::new(op, self.fs.view_path_text(ino, name));
+        fill(&mut r);
+        t.record(r);
+    }
+
     /// An entry reply: the kernel holds one more reference to the node (see `forget`).
     fn entry(&self, reply: ReplyEntry, a: &Attr) {
         self.fs.remember_lookup(a.ino);
@@ -205,7 +217,14 @@ impl Filesystem for FuseFs {
             atime: set_time(atime),
             mtime: set_time(mtime),
         };
-        match self.fs.setattr(ino.0, set) {
+        let r = self.fs.setattr(ino.0, set);
+        if let Some(size) = size {
+            self.note("truncate", ino.0, None, |x| {
+                x.bytes = size;
+                x.errno = errno_of(&r);
+            });
+        }
+        match r {
             Ok(a) => reply.attr(&self.ttl(), &attr(&a)),
             Err(e) => reply.error(errno(&e)),
         }
@@ -227,7 +246,9 @@ impl Filesystem for FuseFs {
         umask: u32,
         reply: ReplyEntry,
     ) {
-        match self.fs.mkdir(parent.0, name, mode, umask, caller(req)) {
+        let r = self.fs.mkdir(parent.0, name, mode, umask, caller(req));
+        self.note("mkdir", parent.0, Some(name), |x| x.errno = errno_of(&r));
+        match r {
             Ok(a) => self.entry(reply, &a),
             Err(e) => reply.error(errno(&e)),
         }
@@ -243,21 +264,27 @@ impl Filesystem for FuseFs {
         _rdev: u32,
         reply: ReplyEntry,
     ) {
-        match self.fs.mknod(parent.0, name, mode, umask, caller(req)) {
+        let r = self.fs.mknod(parent.0, name, mode, umask, caller(req));
+        self.note("mknod", parent.0, Some(name), |x| x.errno = errno_of(&r));
+        match r {
             Ok(a) => self.entry(reply, &a),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        match self.fs.unlink(parent.0, name) {
+        let r = self.fs.unlink(parent.0, name);
+        self.note("unlink", parent.0, Some(name), |x| x.errno = errno_of(&r));
+        match r {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        match self.fs.rmdir(parent.0, name) {
+        let r = self.fs.rmdir(parent.0, name);
+        self.note("rmdir", parent.0, Some(name), |x| x.errno = errno_of(&r));
+        match r {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
@@ -271,7 +298,11 @@ impl Filesystem for FuseFs {
         target: &Path,
         reply: ReplyEntry,
     ) {
-        match self.fs.symlink(parent.0, link_name, target, caller(req)) {
+        let r = self.fs.symlink(parent.0, link_name, target, caller(req));
+        self.note("symlink", parent.0, Some(link_name), |x| {
+            x.errno = errno_of(&r)
+        });
+        match r {
             Ok(a) => self.entry(reply, &a),
             Err(e) => reply.error(errno(&e)),
         }
@@ -287,17 +318,26 @@ impl Filesystem for FuseFs {
         flags: RenameFlags,
         reply: ReplyEmpty,
     ) {
-        match self
+        let r = self
             .fs
-            .rename(parent.0, name, newparent.0, newname, flags.bits())
-        {
+            .rename(parent.0, name, newparent.0, newname, flags.bits());
+        if self.trace.is_some() {
+            let to = self.fs.view_path_text(newparent.0, Some(newname));
+            self.note("rename", parent.0, Some(name), |x| {
+                x.to = Some(to);
+                x.errno = errno_of(&r);
+            });
+        }
+        match r {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        match self.fs.open_request(ino.0, flags.0) {
+        let r = self.fs.open_request(ino.0, flags.0);
+        self.note("open", ino.0, None, |x| x.errno = errno_of(&r));
+        match r {
             Ok(o) => reply.opened(FileHandle(o.fh), fopen(&o)),
             Err(e) => reply.error(errno(&e)),
         }
@@ -315,6 +355,11 @@ impl Filesystem for FuseFs {
         reply: ReplyData,
     ) {
         let r = self.fs.read_request(ino.0, fh.0, offset, size);
+        self.note("read", ino.0, None, |x| {
+            x.offset = Some(offset);
+            x.bytes = r.as_ref().map_or(0, |d| d.len() as u64);
+            x.errno = errno_of(&r);
+        });
         match r {
             Ok(d) => reply.data(&d),
             Err(e) => reply.error(errno(&e)),
@@ -334,6 +379,11 @@ impl Filesystem for FuseFs {
         reply: ReplyWrite,
     ) {
         let r = self.fs.write_request(ino.0, fh.0, offset, data);
+        self.note("write", ino.0, None, |x| {
+            x.offset = Some(offset);
+            x.bytes = r.as_ref().map_or(0, |n| u64::from(*n));
+            x.errno = errno_of(&r);
+        });
         match r {
             Ok(n) => reply.written(n),
             Err(e) => reply.error(errno(&e)),
@@ -462,6 +512,10 @@ impl Filesystem for FuseFs {
         } else {
             self.fs.readdir(fh.0, offset)
         };
+        // One record per listing: its first batch.
+        if offset == 0 {
+            self.note("readdir", ino.0, None, |x| x.errno = errno_of(&listed));
+        }
         match listed {
             Ok(entries) => {
                 for (next, e) in entries {
@@ -517,10 +571,11 @@ impl Filesystem for FuseFs {
         flags: i32,
         reply: ReplyCreate,
     ) {
-        match self
+        let r = self
             .fs
-            .create_request(parent.0, name, mode, umask, flags, caller(req))
-        {
+            .create_request(parent.0, name, mode, umask, flags, caller(req));
+        self.note("create", parent.0, Some(name), |x| x.errno = errno_of(&r));
+        match r {
             Ok((a, o)) => {
                 self.fs.remember_lookup(a.ino);
                 reply.created(
@@ -534,6 +589,11 @@ impl Filesystem for FuseFs {
             Err(e) => reply.error(errno(&e)),
         }
     }
+}
+
+/// The errno a request's result is answered with (0 for success), for its trace record.
+fn errno_of<T>(r: &Result<T, FsError>) -> i32 {
+    r.as_ref().err().map_or(0, |e| e.errno)
 }
 
 fn caller(req: &Request) -> Caller {
@@ -568,8 +628,12 @@ pub(crate) struct Session(fuser::BackgroundSession);
 impl Session {
     /// Mount `fs` at `mountpoint` and serve it; returns once the kernel has completed the
     /// handshake.
-    pub(crate) fn start(fs: Arc<ViewFs>, mountpoint: &Path) -> io::Result<Session> {
-        fuser::spawn_mount(FuseFs { fs }, mountpoint, &config()).map(Session)
+    pub(crate) fn start(
+        fs: Arc<ViewFs>,
+        mountpoint: &Path,
+        trace: Option<Arc<Tracer>>,
+    ) -> io::Result<Session> {
+        fuser::spawn_mount(FuseFs { fs, trace }, mountpoint, &config()).map(Session)
     }
 
     /// Where the watcher sends its invalidations.

@@ -2,7 +2,8 @@
 //!
 //! `transform` is the pure core (no I/O, no FUSE); `fs` is the filesystem logic over a
 //! store; `fuse` is the only module that talks to the kernel through fuser; `bundle` builds
-//! the view definition for a tree and seed; `cli` holds the subcommands.
+//! the view definition for a tree and seed; `trace` records the requests a mount serves
+//! (`mount --trace`); `cli` holds the subcommands.
 
 pub mod bundle;
 pub mod cli;
@@ -10,4 +11,5 @@ pub mod fs;
 pub mod fuse;
 pub mod session;
 pub mod shadow;
+pub mod trace;
 pub mod transform;

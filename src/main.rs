@@ -23,6 +23,8 @@ enum Command {
     Demo(cli::demo::DemoArgs),
     /// Translate text on standard input (a problem statement, a traceback, a test id).
     Translate(TranslateArgs),
+    /// Summarize or compare traces of what agents did in views (`mount --trace`).
+    Trace(cli::trace::TraceArgs),
     /// Translate a diff in git's format between the view's and the original's coordinates.
     Patch(cli::patch::PatchArgs),
     /// Run a test command on ORIGINAL and on its view and compare outcomes test by test.
@@ -71,6 +73,7 @@ fn main() {
         Command::Unmount(a) => cli::mount::unmount(a),
         Command::Export(a) => cli::export::export(a),
         Command::Translate(a) => cli::translate::translate(a),
+        Command::Trace(a) => cli::trace::trace(a),
         Command::Patch(a) => cli::patch::patch(a),
         Command::Demo(a) => cli::demo::demo(a),
         Command::Map(a) => cli::map::map(a),

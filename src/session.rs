@@ -82,6 +82,8 @@ pub struct Extras {
     pub committed: Option<crate::fs::Committed>,
     /// Who every node is shown as owned by (see [`crate::fs::Options::owner`]).
     pub owner: Option<Caller>,
+    /// Where the agent's requests are recorded (`mount --trace`, see `crate::trace`).
+    pub trace: Option<Arc<crate::trace::Tracer>>,
 }
 
 pub fn spawn(
@@ -134,7 +136,7 @@ pub fn spawn(
     if watched {
         fs.serve_by_inode();
     }
-    let session = Session::start(fs.clone(), mountpoint)?;
+    let session = Session::start(fs.clone(), mountpoint, extras.trace)?;
     if let Some(w) = &mut watcher {
         w.run(fs.clone(), session.invalidator())?;
         fs.set_watched();

@@ -7,6 +7,8 @@ pub mod mount;
 pub mod patch;
 pub mod repoint;
 pub mod run;
+pub mod statement;
+pub mod trace;
 pub mod translate;
 pub mod verify;
 pub mod views;
@@ -52,7 +54,8 @@ pub struct ViewArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Transform levels: 2 renames identifiers and paths, 3 reorders definitions inside files
-    /// [default: 2,3].
+    /// [default: 2,3]. `0` is the identity view: the same daemon, write path and shadow
+    /// `.git` with nothing transformed, the baseline to compare a transformed run with.
     #[arg(long)]
     pub levels: Option<String>,
     /// Python interpreter the view will run under; its stdlib and site-packages are scanned
@@ -220,6 +223,13 @@ pub struct MountArgs {
     /// belong to it.
     #[arg(long, value_parser = parse_owner)]
     pub owner: Option<(u32, u32)>,
+    /// Record every request the view serves in FILE, one JSON line each (time, operation,
+    /// view path, bytes, errno; view names only), for `schrodinger trace summarize`. FILE
+    /// must be outside the original and the mountpoint. A traced view serves files through
+    /// handles, as with --no-watch, so that every open reaches the daemon and is recorded;
+    /// lines are written every 200 ms and at unmount.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
     /// The original checkout.
     pub original: PathBuf,
     /// Where the view appears (an existing empty directory).
@@ -248,22 +258,32 @@ pub fn parse_owner(s: &str) -> Result<(u32, u32), String> {
     Ok((num(u)?, num(g)?))
 }
 
-/// Parse `--levels` ("2", "3", "2,3").
+/// Parse `--levels` ("2", "3", "2,3"; "0" alone for the identity view, no level).
 pub fn parse_levels(s: &str) -> Result<Vec<u8>, CliError> {
     let mut levels = Vec::new();
+    let mut identity = false;
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part {
+            "0" => identity = true,
             "2" => levels.push(2),
             "3" => levels.push(3),
             other => {
                 return Err(CliError::Msg(format!(
-                    "--levels takes a comma-separated list of levels: 2 (rename), 3 (reorder); got `{other}`"
+                    "--levels takes a comma-separated list of levels: 2 (rename), 3 (reorder), \
+                     or 0 alone (the identity view); got `{other}`"
                 )))
             }
         }
     }
-    if levels.is_empty() {
-        return Err(CliError::Msg("--levels is empty; use --levels 2,3".into()));
+    if identity && !levels.is_empty() {
+        return Err(CliError::Msg(
+            "--levels 0 is the identity view and combines with no other level".into(),
+        ));
+    }
+    if levels.is_empty() && !identity {
+        return Err(CliError::Msg(
+            "--levels is empty; use --levels 2,3 (or 0 for the identity view)".into(),
+        ));
     }
     levels.sort_unstable();
     levels.dedup();
@@ -377,6 +397,21 @@ pub struct TranslateArgs {
     /// rule: exactly the bytes the view serves for it, or the original it writes back to.
     #[arg(long, value_name = "FILE")]
     pub path: Option<PathBuf>,
+    /// Standard input is a problem statement in Markdown: Python code blocks and inline code
+    /// by the code rule, tracebacks line by line, prose, paths and test ids by the prose
+    /// rule, URLs untouched. Every name of the repository it mentions, and what it became,
+    /// is reported on standard error (or as JSON with --report).
+    #[arg(long, conflicts_with = "path")]
+    pub statement: bool,
+    /// With --statement: write the report of the names mentioned as JSON to FILE.
+    #[arg(long, value_name = "FILE", requires = "statement")]
+    pub report: Option<PathBuf>,
+    /// With --statement: pipe the translated statement through CMD (run by `sh -c`, for
+    /// example a call of a model that rewords it) and print CMD's output instead, after
+    /// checking it: every renamed name still there in view form, no original name of the
+    /// repository, code blocks unchanged. Refuses with the list of what failed otherwise.
+    #[arg(long, value_name = "CMD", requires = "statement")]
+    pub paraphrase_cmd: Option<String>,
     /// The original checkout (the map is built from it).
     pub original: PathBuf,
 }
@@ -393,7 +428,12 @@ serves them now or served them before unmount. Given only ORIGINAL and view opti
 is built; if ORIGINAL is mounted with the same options and the build differs from that
 view's map (files or the environment changed since), translate says so and stops.
 
+With --statement, standard input is a problem statement in Markdown, rendered piece by piece
+with the rule the view uses for that kind of text (see --statement); --paraphrase-cmd hands
+the result to a rewriter of yours and checks what comes back.
+
 Examples:
   schrodinger translate --mount /testbed --to view ORIGINAL < problem.txt
+  schrodinger translate --mount /testbed --to view --statement --report names.json ORIGINAL < problem.md
   schrodinger translate --mount /testbed --to original ORIGINAL < failing_test_ids.txt
   schrodinger translate --mount /testbed --to view --path pkg/mod.py ORIGINAL < ORIGINAL/pkg/mod.py";

@@ -24,6 +24,8 @@ struct Plan {
     original: PathBuf,
     mountpoint: PathBuf,
     state: PathBuf,
+    /// `--trace`, resolved.
+    trace: Option<PathBuf>,
 }
 
 /// `p` made absolute with symlinks resolved as far as it exists (the rest appended), so
@@ -106,7 +108,17 @@ fn plan(args: &MountArgs) -> Result<Plan, CliError> {
             state.display()
         )));
     }
+    let trace = args.trace.as_deref().map(resolve).transpose()?;
+    if let Some(t) = &trace {
+        if t.starts_with(&original) || t.starts_with(&mountpoint) {
+            return Err(CliError::Msg(format!(
+                "trace file {} must be outside the original and the mountpoint",
+                t.display()
+            )));
+        }
+    }
     Ok(Plan {
+        trace,
         original,
         mountpoint,
         state,
@@ -186,6 +198,9 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
     }
     if let Some((uid, gid)) = args.owner {
         cmd.arg("--owner").arg(format!("{uid}:{gid}"));
+    }
+    if let Some(t) = &p.trace {
+        cmd.arg("--trace").arg(t);
     }
     cmd.arg("--state")
         .arg(&p.state)
@@ -400,10 +415,20 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
     // Rendering HEAD with a fresh transform gives the live view's bytes for every unchanged
     // file as long as the live one remembers no layout from an earlier session.
     let prime = !transform.remembers_state();
+    let tracer = match &p.trace {
+        Some(path) => {
+            let (files, dirs) = count_tree(&p.original);
+            let t = crate::trace::Tracer::create(path, files, dirs)
+                .map_err(|e| CliError::io(format!("trace file {}", path.display()), e))?;
+            Some(std::sync::Arc::new(t))
+        }
+        None => None,
+    };
     let extras = crate::session::Extras {
         before_scan: shadow_work(p, fresh, prime),
         committed: crate::shadow::committed(&p.original),
         owner: args.owner.map(|(uid, gid)| crate::fs::Caller { uid, gid }),
+        trace: tracer.clone(),
     };
     // SAFETY: `on_signal` only stores to an atomic, which is async-signal-safe.
     unsafe {
@@ -415,7 +440,8 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
         &p.mountpoint,
         &p.state,
         transform,
-        !args.no_watch,
+        // Traced views serve through handles: every open reaches the daemon and its trace.
+        !args.no_watch && tracer.is_none(),
         extras,
     )
     .map_err(|e| CliError::io(format!("mount {}", p.mountpoint.display()), e))?;
@@ -456,9 +482,36 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
         tracing::info!("signal: flushing and unmounting");
         mounted.shutdown(&p.mountpoint)
     };
+    if let Some(t) = &tracer {
+        if let Err(e) = t.finish() {
+            tracing::error!("writing the trace: {e}");
+        }
+    }
     let _ = fs::remove_file(&pid_path);
     tracing::info!("exit");
     result.map_err(|e| CliError::io("serve", e))
+}
+
+/// Regular files and directories under `root` (the root and `.git` left out), for the first
+/// line of a trace.
+fn count_tree(root: &Path) -> (u64, u64) {
+    let (mut files, mut dirs) = (0, 0);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                if e.file_name() != ".git" {
+                    dirs += 1;
+                    stack.push(e.path());
+                }
+            } else if ft.is_file() {
+                files += 1;
+            }
+        }
+    }
+    (files, dirs)
 }
 
 /// Is `p` a mount point of a schrodinger view (per /proc/self/mountinfo)?

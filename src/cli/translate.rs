@@ -23,6 +23,11 @@ pub fn translate(args: &TranslateArgs) -> Result<(), CliError> {
             let t = transform_of(&map.bundle, map.state.as_deref())?;
             render_file(&t, &args.original, path, args.to, &input)?
         }
+        None if args.statement => {
+            let text = String::from_utf8(input)
+                .map_err(|_| CliError::Msg("standard input is not UTF-8 text".into()))?;
+            super::statement::translate_statement(args, &map.bundle, &text)?.into_bytes()
+        }
         None => {
             let text = String::from_utf8(input).map_err(|_| {
                 CliError::Msg(

@@ -631,6 +631,21 @@ impl ViewFs {
         self.state.lock().table.inodes()
     }
 
+    /// The view path of `ino` (joined with `name`, for a request on a directory entry) as
+    /// text, for a trace record; `?` for a number the table no longer holds. View paths
+    /// only: the table keeps the original's side in `Backing`, never shown here.
+    pub fn view_path_text(&self, ino: u64, name: Option<&OsStr>) -> String {
+        let st = self.state.lock();
+        let Some(node) = st.table.get(ino) else {
+            return "?".into();
+        };
+        let p = match name {
+            Some(n) => node.view.join(n),
+            None => node.view.clone(),
+        };
+        p.to_string_lossy().into_owned()
+    }
+
     // ---------------------------------------------------------------- transform guards
 
     fn to_view_content(&self, rel: &Path, bytes: &[u8]) -> FsResult<Vec<u8>> {

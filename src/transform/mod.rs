@@ -15,6 +15,7 @@ pub mod policy;
 pub mod rename;
 pub mod reorder;
 pub mod scope;
+pub mod statement;
 pub mod tokens;
 
 use std::ffi::{OsStr, OsString};

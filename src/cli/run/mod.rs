@@ -62,6 +62,10 @@ pub struct RunArgs {
     /// /var/tmp/schrodinger/run-<hash of REPO>]. Not inside REPO.
     #[arg(long)]
     pub work: Option<PathBuf>,
+    /// Record the requests the agent's commands send to the view in --out/trace.jsonl (see
+    /// `mount --trace`; the agent cannot see --out).
+    #[arg(long)]
+    pub trace: bool,
     /// The repository (a git work tree); the agent finds the view at this same path.
     pub repo: PathBuf,
     /// The agent's command and its arguments (after `--`).
@@ -136,7 +140,7 @@ pub fn run(args: &RunArgs) -> Result<i32, CliError> {
     std::fs::create_dir_all(&view)
         .map_err(|e| CliError::io(format!("work {}", work.display()), e))?;
     std::fs::create_dir_all(&out).map_err(|e| CliError::io(format!("out {}", out.display()), e))?;
-    for f in ["original.patch", "view.patch", "run.json"] {
+    for f in ["original.patch", "view.patch", "run.json", "trace.jsonl"] {
         let _ = std::fs::remove_file(out.join(f));
     }
     super::mount::mount(&MountArgs {
@@ -145,6 +149,7 @@ pub fn run(args: &RunArgs) -> Result<i32, CliError> {
         foreground: false,
         no_watch: false,
         owner: user.as_ref().map(|u| (u.uid, u.gid)),
+        trace: args.trace.then(|| out.join("trace.jsonl")),
         original: repo.clone(),
         mountpoint: view.clone(),
         ready_fd: None,
