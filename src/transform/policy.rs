@@ -933,7 +933,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // so that literal must keep it too.
     let mut toml_words: HashSet<&str> = HashSet::new();
     let mut ini_words: HashSet<String> = HashSet::new();
+    // The same keys in a TOML or INI file below the root (test fixtures, package data, not
+    // the tools' `pyproject.toml` or `setup.cfg` at the root, whose keys are tool vocabulary).
+    let mut data_keys: HashSet<String> = HashSet::new();
     for (path, src) in &input.text {
+        let below_root = path.contains('/');
         let plain = formats::Plain::default();
         let (runs, lower) = match formats::format_of(path.as_bytes()) {
             formats::Format::Toml => (formats::toml::runs(src), false),
@@ -949,6 +953,13 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                     ini_words.insert(run.to_ascii_lowercase());
                 } else {
                     toml_words.insert(run);
+                }
+                if below_root {
+                    data_keys.insert(if lower {
+                        run.to_ascii_lowercase()
+                    } else {
+                        run.to_string()
+                    });
                 }
             }
         }
@@ -1040,6 +1051,17 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             f.frozen_runs
                 .entry(run.to_string())
                 .or_insert(FreezeReason::Outside);
+        }
+    }
+    // A key that a TOML or INI data file of the tree keeps (see above) stays wherever else
+    // the tree holds it, not only in code's string literals: other data keyed like it (a
+    // JSON file of the values a TOML file must parse to) keeps it too.
+    for run in &all_runs {
+        let hit = data_keys.contains(*run) || data_keys.contains(&run.to_ascii_lowercase());
+        if hit && owned_tokens(run).next().is_some() {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Config);
         }
     }
     let mut seen: HashSet<String> = HashSet::new();
@@ -1705,6 +1727,41 @@ mod tests {
             f.owned_runs.contains("tool"),
             "not named in a string: stays renamed"
         );
+    }
+
+    /// A key a TOML data file keeps stays in other data too: tomlkit's spec tests compare the
+    /// parse of `bare_key = "value"` with a JSON file keyed `"bare_key"`. A key of the root's
+    /// tool configuration is no such data (see `outside_names_used_only_as_locals_are_renamed`).
+    #[test]
+    fn keys_of_configuration_files_stay_in_other_data() {
+        let own = set(&["parser"]);
+        let defined = set(&["bare_word", "key_name", "parse"]);
+        let py: &[u8] = b"def parse(bare_word, key_name):\n    return bare_word, key_name\n";
+        let toml: &[u8] = b"bare_key = \"value\"\n";
+        let json: &[u8] = b"{\"bare_key\": {\"type\": \"string\", \"value\": \"value\"}}\n";
+        let input = PolicyInput {
+            python: vec![("parser.py", py)],
+            text: vec![("tests/key.toml", toml), ("tests/key.json", json)],
+            binary: vec![],
+            names: vec!["parser.py", "key.toml", "key.json"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &BTreeSet::new(),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &BTreeSet::new(),
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("bare_key"), Some(&FreezeReason::Config));
+        assert!(f.owned_runs.contains("bare_word") && f.owned_runs.contains("key_name"));
+        let without_toml = PolicyInput {
+            text: vec![("tests/key.json", json)],
+            ..input
+        };
+        assert!(!analyze(&without_toml).frozen_runs.contains_key("bare_key"));
     }
 
     /// SQL keywords and upper-case words of outside data in strings stay, though the code

@@ -534,14 +534,14 @@ fn header_refs(ctx: &Ctx, def: Node, refs: &mut BTreeSet<String>, defs: &mut BTr
                         continue;
                     }
                     if let Some(x) = p.child_by_field_name(field) {
-                        collect_deftime(ctx, x, refs, defs);
+                        collect_deftime_in(ctx, x, refs, defs, field == "value");
                     }
                 }
             }
         }
         if !ctx.future_annotations {
             if let Some(r) = def.child_by_field_name("return_type") {
-                collect_deftime(ctx, r, refs, defs);
+                collect_deftime_in(ctx, r, refs, defs, false);
             }
         }
         if let Some(t) = def.child_by_field_name("type_parameters") {
@@ -565,6 +565,18 @@ fn collect_deftime(
     refs: &mut BTreeSet<String>,
     defs: &mut BTreeSet<String>,
 ) {
+    collect_deftime_in(ctx, node, refs, defs, true)
+}
+
+/// [`collect_deftime`]; `strings: false` for an annotation, whose strings are forward
+/// references that nothing reads when the definition runs.
+fn collect_deftime_in(
+    ctx: &Ctx,
+    node: Node,
+    refs: &mut BTreeSet<String>,
+    defs: &mut BTreeSet<String>,
+    strings: bool,
+) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         match n.kind() {
@@ -579,6 +591,16 @@ fn collect_deftime(
             "identifier" => {
                 refs.insert(ctx.node_text(n));
             }
+            // A string that spells a (dotted) name may be looked up when the definition runs:
+            // pyrsistent resolves `field(type='class_test.Point')` in a class body by importing
+            // the module and reading the attribute, so `Point` must already be defined.
+            "string" => {
+                if let Some(name) = named_by_string(&ctx.node_text(n)).filter(|_| strings) {
+                    refs.insert(name);
+                }
+                let mut cur = n.walk();
+                stack.extend(n.children(&mut cur));
+            }
             "named_expression" => {
                 if let Some(t) = n.child_by_field_name("name") {
                     defs.insert(ctx.node_text(t));
@@ -592,6 +614,22 @@ fn collect_deftime(
             }
         }
     }
+}
+
+/// The name a string literal spells whole (`'Point'`, the last part of `'pkg.mod.Point'`),
+/// if it spells one.
+fn named_by_string(literal: &str) -> Option<String> {
+    let body = literal.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let q = body.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let body = body.trim_start_matches(q).trim_end_matches(q);
+    let ident = |p: &str| {
+        p.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let last = body.rsplit('.').next()?;
+    (body.split('.').all(ident)).then(|| last.to_string())
 }
 
 fn collect_identifiers(ctx: &Ctx, node: Node, out: &mut BTreeSet<String>) {
@@ -780,6 +818,19 @@ mod tests {
         let c = constraints(&r);
         assert!(c.contains(&(0, 2)) && c.contains(&(1, 2)), "{c:?}");
         assert!(!c.iter().any(|&(a, b)| a == 3 || b == 3), "{c:?}");
+    }
+
+    /// A class body that names another class of the module in a string (pyrsistent's
+    /// `field(type='class_test.Point')`, resolved while the class is created) stays after it.
+    #[test]
+    fn names_spelled_by_strings_at_definition_time_count() {
+        let src = "import x\n\nclass Point:\n    pass\n\nclass Line:\n    start = field(type='shapes.Point')\n\nclass Free:\n    doc = 'not a name'\n";
+        let c = constraints(&run_of(src));
+        assert_eq!(c, vec![(0, 1)]);
+        assert_eq!(named_by_string("r'a.b_c'"), Some("b_c".into()));
+        assert_eq!(named_by_string("\"two words\""), None);
+        assert_eq!(named_by_string("''"), None);
+        assert_eq!(named_by_string("'a..b'"), None);
     }
 
     #[test]
