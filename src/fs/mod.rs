@@ -428,6 +428,23 @@ pub const NAME_MAX: usize = 255;
 const UNLINKED_KEPT: usize = 64;
 const UNLINKED_MAX_BYTES: u64 = 4 << 20;
 
+/// Open an original file to read it without moving its access time (O_NOATIME): the
+/// daemon's own reads (the eager scan, a re-read after a change) are not the agent's, and an
+/// atime the agent set with `utimensat` must stay. O_NOATIME needs the file's owner or
+/// CAP_FOWNER; without them (EPERM) the file is opened as usual. Never follows a symlink.
+pub(crate) fn open_quietly(path: &Path) -> std::io::Result<fs::File> {
+    let open = |flags| {
+        fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(flags)
+            .open(path)
+    };
+    match open(libc::O_NOFOLLOW | libc::O_NOATIME) {
+        Err(e) if e.raw_os_error() == Some(libc::EPERM) => open(libc::O_NOFOLLOW),
+        r => r,
+    }
+}
+
 fn to_time(secs: i64, nsecs: i64) -> SystemTime {
     let nsecs = nsecs.clamp(0, 999_999_999) as u32;
     if secs >= 0 {
@@ -786,11 +803,8 @@ impl ViewFs {
     /// View bytes of original file `rel`, from the cache when the original is unchanged.
     fn view_bytes(&self, rel: &Path) -> FsResult<(Arc<Vec<u8>>, Stamp)> {
         let path = self.root.join(rel);
-        let mut f = fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-            .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+        let mut f =
+            open_quietly(&path).map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
         let m = f
             .metadata()
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;

@@ -1653,3 +1653,35 @@ fn writes_to_a_binary_file_go_in_place_and_text_ones_do_not() {
     // Its only NUL overwritten: now text, so the write-back swaps it.
     assert_eq!(fs::read(f.orig.join("one.bin")).unwrap(), b"alpha ");
 }
+
+/// An access time the caller sets stays: the daemon reads the original without touching its
+/// atime (O_NOATIME), so serving the file again after `utimensat` does not move it (with
+/// relatime, any read of a file whose atime is older than its mtime would).
+#[test]
+fn an_atime_set_by_the_caller_survives_the_daemon_reading_the_file() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("README")).unwrap();
+    let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    let set = SetAttr {
+        atime: Some(SetTime::At(old)),
+        ..Default::default()
+    };
+    assert_eq!(f.fs.setattr(a.ino, set).unwrap().atime, old);
+    // A fresh daemon over the same original reads it from disk.
+    let again = ViewFs::new(
+        &f.orig,
+        &f.state,
+        Arc::new(SwapTransform),
+        Options::default(),
+    )
+    .unwrap();
+    let b = again.lookup_path(Path::new("README")).unwrap();
+    let o = again.open(b.ino, libc::O_RDONLY).unwrap();
+    assert_eq!(
+        again.read(b.ino, o.fh, 0, 100).unwrap(),
+        b"alpha and omega\n"
+    );
+    let atime = fs::metadata(f.orig.join("README")).unwrap().atime();
+    assert_eq!(atime, 1_000_000, "the daemon's read moved the atime");
+    assert_eq!(again.getattr(b.ino).unwrap().atime, old);
+}
