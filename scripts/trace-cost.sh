@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# What `mount --trace` costs: warm reads on the native tree, on the default view, on a view
-# mounted with --no-watch (files served through handles, which a traced view does) and on a
-# traced view, interleaved round-robin in one invocation; medians and ratios printed.
+# What `mount --trace` costs: warm reads on the native tree, on the default view, on a traced
+# view (`--trace`), on a view mounted with --no-watch (files served through handles) and on a
+# view traced with --trace-opens (which serves through handles too), interleaved round-robin
+# in one invocation; medians and ratios printed.
 #
 #   scripts/trace-cost.sh [TREE]
 #
@@ -25,18 +26,20 @@ BIN=${SCHRODINGER:-$here/target/release/schrodinger}
 
 work=$(mktemp -d /var/tmp/trace-cost.XXXXXX)
 cleanup() {
-    for v in default handles traced; do
+    for v in default traced handles opens; do
         "$BIN" unmount "$work/$v" >/dev/null 2>&1 || umount -l "$work/$v" 2>/dev/null || true
     done
     rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/default" "$work/handles" "$work/traced"
+mkdir -p "$work/default" "$work/traced" "$work/handles" "$work/opens"
 "$BIN" mount --seed 7 --state "$work/s-default" "$TREE" "$work/default"
+"$BIN" mount --seed 7 --trace "$work/traced.jsonl" --state "$work/s-traced" "$TREE" "$work/traced"
 "$BIN" mount --seed 7 --no-watch --state "$work/s-handles" "$TREE" "$work/handles"
-"$BIN" mount --seed 7 --trace "$work/trace.jsonl" --state "$work/s-traced" "$TREE" "$work/traced"
+"$BIN" mount --seed 7 --trace "$work/opens.jsonl" --trace-opens --state "$work/s-opens" \
+    "$TREE" "$work/opens"
 # Wait for the background scans (bounded), so that steady state is measured.
-for s in s-default s-handles s-traced; do
+for s in s-default s-traced s-handles s-opens; do
     for _ in $(seq 1 600); do
         grep -qs "scan done" "$work/$s/schrodinger.log" && break
         sleep 0.2
@@ -49,7 +52,8 @@ import os, statistics, subprocess, time
 
 E = os.environ
 work = E["TC_WORK"]
-targets = [("native", E["TC_TREE"])] + [(v, os.path.join(work, v)) for v in ("default", "handles", "traced")]
+targets = [("native", E["TC_TREE"])] + [
+    (v, os.path.join(work, v)) for v in ("default", "traced", "handles", "opens")]
 reps = int(E["TC_REPS"])
 
 def sh(cmd, cwd):
@@ -70,8 +74,8 @@ ops = [
     ("cat every .py", lambda n, r: f"xargs -0 cat <{lists[n]} >/dev/null"),
 ]
 print(f"| warm, median of {reps} (s) | " + " | ".join(n for n, _ in targets)
-      + " | default / native | traced / handles | traced / default |")
-print("|---" * (len(targets) + 4) + "|")
+      + " | default / native | traced / default | opens / handles | opens / default |")
+print("|---" * (len(targets) + 5) + "|")
 for label, cmd in ops:
     times = {n: [] for n, _ in targets}
     for n, r in targets:  # warm-up
@@ -85,8 +89,9 @@ for label, cmd in ops:
     med = {n: statistics.median(v) for n, v in times.items()}
     cells = " | ".join(f"{med[n]:.3f}" for n, _ in targets)
     print(f"| {label} | {cells} | {med['default'] / med['native']:.2f}x | "
-          f"{med['traced'] / med['handles']:.2f}x | {med['traced'] / med['default']:.2f}x |")
+          f"{med['traced'] / med['default']:.2f}x | {med['opens'] / med['handles']:.2f}x | "
+          f"{med['opens'] / med['default']:.2f}x |")
 EOF
-lines=$(wc -l <"$work/trace.jsonl")
 echo
-echo "trace lines written during the run: $lines"
+echo "trace lines written during the run: --trace $(wc -l <"$work/traced.jsonl"), \
+--trace-opens $(wc -l <"$work/opens.jsonl")"

@@ -223,13 +223,19 @@ pub struct MountArgs {
     /// belong to it.
     #[arg(long, value_parser = parse_owner)]
     pub owner: Option<(u32, u32)>,
-    /// Record every request the view serves in FILE, one JSON line each (time, operation,
+    /// Record the requests the view serves in FILE, one JSON line each (time, operation,
     /// view path, bytes, errno; view names only), for `schrodinger trace summarize`. FILE
-    /// must be outside the original and the mountpoint. A traced view serves files through
-    /// handles, as with --no-watch, so that every open reaches the daemon and is recorded;
-    /// lines are written every 200 ms and at unmount.
+    /// must be outside the original and the mountpoint. Lines are written every 200 ms and
+    /// at unmount. The kernel caches what it was served, so the trace holds each file's and
+    /// each directory's first reads and listings, every write and every change of the tree,
+    /// at no cost to warm reads; --trace-opens records every open too, at a cost.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// With --trace: serve files through handles (as --no-watch does) so that every open of
+    /// a file reaches the daemon and is recorded (repeated reads and searches show), at the
+    /// cost of a request per open and of one-second timeouts (docs/performance.md).
+    #[arg(long, requires = "trace")]
+    pub trace_opens: bool,
     /// The original checkout.
     pub original: PathBuf,
     /// Where the view appears (an existing empty directory).

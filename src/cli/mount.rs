@@ -202,6 +202,9 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
     if let Some(t) = &p.trace {
         cmd.arg("--trace").arg(t);
     }
+    if args.trace_opens {
+        cmd.arg("--trace-opens");
+    }
     cmd.arg("--state")
         .arg(&p.state)
         .arg("--ready-fd")
@@ -440,8 +443,8 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
         &p.mountpoint,
         &p.state,
         transform,
-        // Traced views serve through handles: every open reaches the daemon and its trace.
-        !args.no_watch && tracer.is_none(),
+        // --trace-opens serves through handles: every open reaches the daemon and its trace.
+        !args.no_watch && !args.trace_opens,
         extras,
     )
     .map_err(|e| CliError::io(format!("mount {}", p.mountpoint.display()), e))?;

@@ -1,9 +1,9 @@
 //! `schrodinger trace`: what an agent did in a view, from the trace `mount --trace` wrote.
 //!
-//! The summary counts what reached the daemon. A traced view serves files through handles,
-//! so every open is recorded; the kernel's page cache may answer a repeated read of the same
-//! bytes without a request, so `bytes_read` is what the daemon served (each file's first
-//! read at least), not what every command read.
+//! The summary counts what reached the daemon. The kernel caches what it was served, so a
+//! trace holds each file's first reads and each directory's first listing (a view mounted
+//! with `--trace-opens` also records every open, so repeated reads and searches show);
+//! `bytes_read` is what the daemon served, not what every command read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -45,10 +45,11 @@ pub enum TraceCommand {
     },
 }
 
-/// A burst of opens counts as a whole-tree search when it touches at least this share of the
-/// tree's files (`grep -r`, `find -exec`), consecutive opens at most [`BURST_GAP`] apart.
+/// A burst of opens and reads counts as a whole-tree search when it touches at least this
+/// share of the tree's files (`grep -r`, `find -exec`), consecutive ones at most
+/// [`BURST_GAP`] apart.
 pub const SEARCH_SHARE: f64 = 0.3;
-/// Seconds between two opens of one burst.
+/// Seconds between two requests of one burst.
 pub const BURST_GAP: f64 = 1.0;
 
 /// What one trace says.
@@ -158,8 +159,8 @@ pub fn summarize(records: &[Record], unreadable: usize) -> Summary {
     }
 }
 
-/// Bursts of opens (consecutive ones at most [`BURST_GAP`] apart) that open at least
-/// [`SEARCH_SHARE`] of the tree's distinct files.
+/// Bursts of opens and reads (consecutive ones at most [`BURST_GAP`] apart) that touch at
+/// least [`SEARCH_SHARE`] of the tree's distinct files.
 fn tree_searches(reqs: &[&Record], tree_files: u64) -> usize {
     if tree_files == 0 {
         return 0;
@@ -168,7 +169,10 @@ fn tree_searches(reqs: &[&Record], tree_files: u64) -> usize {
     let mut count = 0;
     let mut burst: BTreeSet<&str> = BTreeSet::new();
     let mut last = f64::NEG_INFINITY;
-    for r in reqs.iter().filter(|r| r.op == "open" && r.errno == 0) {
+    for r in reqs
+        .iter()
+        .filter(|r| matches!(r.op.as_str(), "open" | "read") && r.errno == 0)
+    {
         if r.t - last > BURST_GAP {
             if burst.len() >= need {
                 count += 1;
