@@ -275,7 +275,25 @@ exit 7
     // (the agent's edit and its new file), and the view's patch says the same in view names.
     let orig_patch = fs::read_to_string(ran.out.join("original.patch")).unwrap();
     let view_patch = fs::read_to_string(ran.out.join("view.patch")).unwrap();
-    let added = translate(&ran.work, &repo, "original", "added_by_agent");
+    // The name the agent wrote, as the code rule takes it back (a free-text translation may
+    // keep a compound whose piece is an outside name, and that depends on the seed's words).
+    let state = ran.work.join("state");
+    let code = translate_with(
+        &[
+            OsStr::new("--state"),
+            state.as_os_str(),
+            OsStr::new("--path"),
+            OsStr::new("fresh_module.py"),
+        ],
+        &repo.orig,
+        "original",
+        "def added_by_agent():\n    return 42\n",
+    );
+    let added = code
+        .strip_prefix("def ")
+        .and_then(|r| r.split('(').next())
+        .unwrap_or_else(|| panic!("translated code: {code:?}"))
+        .to_string();
     assert!(
         orig_patch.contains(&format!("+def {added}():")),
         "{orig_patch}"
