@@ -58,7 +58,9 @@ PYTEST=pytest==8.3.3
 # set|name|version|runner|import root|import names|test arguments|test dependencies (pinned)|deselected test ids|metadata
 #
 # metadata: "yes" puts a distribution record of the project (a .dist-info with METADATA only,
-# no code) into the venv, for packages that read their own version with importlib.metadata.
+# no code) into the venv, for packages that read their own version with importlib.metadata,
+# and one under the view's name when the view renames the distribution (as the view's own
+# editable install would).
 # runner: pytest (junit XML) or django (tests/runtests.py --verbosity=2, read as unittest).
 # What each project is here for is in docs/corpus.md ("The corpus").
 PROJECTS=(
@@ -233,6 +235,17 @@ run_project() {
         return
     fi
     commit_tree "$DIR/view" view >>"$DIR/results/export.log" 2>&1
+    # The view's own distribution record, as its editable install (or `repoint`) would make
+    # one, when the view renames the distribution.
+    if [ "$metadata" = yes ]; then
+        local vname
+        vname=$(printf '%s' "$name" | translate view "$name")
+        if [ -n "$vname" ] && [ "$vname" != "$name" ]; then
+            mkdir -p "$site/$vname-$version.dist-info"
+            printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$vname" "$version" \
+                >"$site/$vname-$version.dist-info/METADATA"
+        fi
+    fi
 
     # 4./5. the same test command on both sides; view paths and labels are translated
     local vroot vargs vdeselect

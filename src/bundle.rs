@@ -309,7 +309,8 @@ pub struct EnvScan {
     /// The interpreter's builtin names (`dir(builtins)`), sorted.
     #[serde(default)]
     pub builtins: Vec<String>,
-    /// Words of Unicode character names, lower case (`policy::PolicyInput::data_words`).
+    /// Words of Unicode character names, lower case, and the names of the interpreter's codecs
+    /// as codec lookup normalizes them (`iso_8859_1`): `policy::PolicyInput::data_words`.
     #[serde(default)]
     pub unicode_words: Vec<String>,
     /// For each group ("" for the stdlib), the dotted paths of its modules and packages.

@@ -592,7 +592,7 @@ def scan():
             "uses": {g: {m: sorted(n for n in names if n and n.isidentifier())
                          for m, names in per.items()}
                      for g, per in group_uses.items()},
-            "unicode_words": unicode_words()}
+            "unicode_words": unicode_words() + codec_names()}
 
 
 def sqlite_words():
@@ -658,6 +658,18 @@ def tzif_abbreviations(path):
     except (OSError, struct.error):
         return set()
     return {a.decode("ascii", "replace") for a in data.split(b"\0") if a.isalpha()}
+
+
+def codec_names():
+    """The names and aliases of the interpreter's text codecs, normalized as codec lookup
+    normalizes them (`iso-8859-1` is `iso_8859_1`): code hands them to `str.encode`,
+    `bytes.decode` and `open(encoding=...)`, which look the codec up by them."""
+    import encodings
+    from encodings.aliases import aliases
+    names = {encodings.normalize_encoding(n).lower() for n in set(aliases) | set(aliases.values())}
+    # One plain word (`ascii`, `latin`) is a word like any other; the policy looks only for
+    # the names with a separator or a digit (`codec_literal`).
+    return sorted(n for n in names if n and ("_" in n or any(c.isdigit() for c in n)))
 
 
 def unicode_words():

@@ -539,7 +539,8 @@ pub struct PolicyInput<'a> {
     /// Names the repository's Python files define (see `defs`).
     pub defined: &'a BTreeSet<String>,
     /// Words outside code looks data up by (the words of Unicode character names, lower
-    /// case): a string literal of the repository that is one of them stays.
+    /// case; codec names as codec lookup normalizes them, `iso_8859_1`): a string literal of
+    /// the repository that is one of them stays.
     pub data_words: &'a BTreeSet<String>,
 }
 
@@ -760,6 +761,8 @@ struct FileFacts<'a> {
     cut_strings: HashSet<&'a str>,
     /// Runs inside regular expressions written as literals (see `patterns`).
     pattern_runs: HashSet<&'a str>,
+    /// Runs of string literals that spell a codec name (`"iso-8859-1"`, see `codec_literal`).
+    codec_runs: HashSet<&'a str>,
 }
 
 /// Methods of `str` that cut a piece off and give the program the rest.
@@ -798,6 +801,41 @@ fn cutting_method(src: &[u8], quote: usize) -> Option<&'static str> {
     CUTTING_METHODS.iter().copied().find(|m| *m == name)
 }
 
+/// Whether the string run at `start..end` belongs to a literal that spells, whole, a name in
+/// `names` once normalized as codec lookup does (lower case, every run of other characters
+/// than letters, digits and `.` one `_`): `"iso-8859-1"`, `'UTF-8'`, `"latin_1"`.
+fn codec_literal(src: &[u8], start: usize, end: usize, names: &BTreeSet<String>) -> bool {
+    let part = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b' ';
+    let mut a = start;
+    while a > 0 && part(src[a - 1]) {
+        a -= 1;
+    }
+    let mut b = end;
+    while b < src.len() && part(src[b]) {
+        b += 1;
+    }
+    let (Some(&open), Some(&close)) = (a.checked_sub(1).and_then(|i| src.get(i)), src.get(b))
+    else {
+        return false;
+    };
+    if !matches!(open, b'"' | b'\'') || close != open || b - a > 40 {
+        return false;
+    }
+    let mut norm = String::new();
+    for w in src[a..b]
+        .split(|c| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !norm.is_empty() {
+            norm.push('_');
+        }
+        norm.push_str(&String::from_utf8_lossy(w).to_ascii_lowercase());
+    }
+    // A plain word is the Unicode-word rule's (`whole_strings`); this one is for names with
+    // a separator or a digit, which no English word has.
+    norm.contains(|c: char| c == '_' || c.is_ascii_digit()) && names.contains(&norm)
+}
+
 fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
     // One lexer pass serves imports, fragments, the run sets and exposure.
     let mut runs = Vec::new();
@@ -825,6 +863,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         whole_strings: HashSet::new(),
         cut_strings: HashSet::new(),
         pattern_runs,
+        codec_runs: HashSet::new(),
     };
     for imp in imports_in_runs(src, &runs) {
         let outside = imp.level == 0
@@ -842,6 +881,9 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
             continue;
         };
         ff.runs.insert(run);
+        if r.class == Class::String && codec_literal(src, r.start, r.end, input.data_words) {
+            ff.codec_runs.insert(run);
+        }
         if r.class == Class::Code {
             ff.code_runs.insert(run);
         } else if r.class == Class::String
@@ -904,6 +946,15 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .flat_map(|r| owned_tokens(r))
     {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Pattern);
+    }
+    // A codec name spelled in a string (`"iso-8859-1"`) is outside data: the codec is looked
+    // up by it, so its words stay, in the string and wherever else the code spells them.
+    for run in facts.iter().flat_map(|ff| ff.codec_runs.iter()) {
+        if owned_tokens(run).next().is_some() {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Outside);
+        }
     }
     freeze_sphinx_settings(input, &mut f);
     // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
@@ -1022,10 +1073,14 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .binary
         .par_iter()
         .flat_map_iter(|b| {
+            // A gettext catalog is looked up by its original strings only (`catalog`).
+            let parts = super::catalog::mo_original_strings(b).unwrap_or_else(|| vec![*b]);
             // Distinct first: a catalog repeats its words, and the big set is slow to probe.
-            let mut distinct: HashSet<Cow<'_, str>> =
-                identifier_runs(b).map(Cow::Borrowed).collect();
-            distinct.extend(hyphen_compounds(b).map(Cow::Owned));
+            let mut distinct: HashSet<Cow<'_, str>> = HashSet::new();
+            for p in parts {
+                distinct.extend(identifier_runs(p).map(Cow::Borrowed));
+                distinct.extend(hyphen_compounds(p).map(Cow::Owned));
+            }
             distinct
                 .iter()
                 .flat_map(|r| stored_names(r, &all_runs))
@@ -1946,6 +2001,83 @@ mod tests {
             ..input
         };
         assert!(analyze(&text_only).owned_runs.contains("ld_musl"));
+    }
+
+    /// A codec name in a string stays (Django decodes WSGI paths with
+    /// `path.decode("iso-8859-1")`; with its own `iso` renamed the codec was unknown), and so
+    /// does the word wherever the code spells it; a word that only looks like one does not.
+    #[test]
+    fn codec_names_in_strings_stay() {
+        let own = set(&["client"]);
+        let defined = set(&["iso", "get_path", "latin"]);
+        let py: &[u8] = b"def get_path(path, iso, latin):\n    return path.decode(\"iso-8859-1\"), \"latin pie\"\n";
+        let codecs = set(&["iso_8859_1", "latin_1", "utf_8"]);
+        let input = PolicyInput {
+            python: vec![("client.py", py)],
+            text: vec![],
+            binary: vec![],
+            names: vec!["client.py"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &set(&["decode", "path"]),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &codecs,
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("iso"), Some(&FreezeReason::Outside));
+        assert!(f.owned_runs.contains("latin"), "{:?}", f.frozen_runs);
+        assert!(f.owned_runs.contains("get_path"));
+        let no_codecs = PolicyInput {
+            data_words: &BTreeSet::new(),
+            ..input
+        };
+        assert!(analyze(&no_codecs).owned_runs.contains("iso"));
+    }
+
+    /// A gettext catalog freezes the names of its original strings (what `gettext` looks up)
+    /// and nothing of its translations or header: Django's 1,204 catalogs all say
+    /// `Project-Id-Version: django`, and every translated word used to freeze its spelling.
+    #[test]
+    fn catalogs_freeze_only_their_original_strings() {
+        let own = set(&["shop"]);
+        let defined = set(&["Cart", "Warenkorb", "shop", "checkout"]);
+        let py: &[u8] = b"class Cart:\n    pass\n\nclass Warenkorb:\n    pass\n\ndef checkout():\n    return _('Cart')\n";
+        let mo = super::super::catalog::tests::catalog(&[
+            ("", "Project-Id-Version: shop\n"),
+            ("Cart", "Warenkorb"),
+        ]);
+        let input = PolicyInput {
+            python: vec![("shop.py", py)],
+            text: vec![],
+            binary: vec![&mo],
+            names: vec!["shop.py", "django.mo"],
+            own_modules: &own,
+            env_modules: &BTreeSet::new(),
+            env_names: &BTreeSet::new(),
+            builtins: &BTreeSet::new(),
+            release_locals: false,
+            tree_modules: &own,
+            user: &[],
+            defined: &defined,
+            data_words: &BTreeSet::new(),
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("Cart"), Some(&FreezeReason::Binary));
+        assert!(f.owned_runs.contains("Warenkorb"), "{:?}", f.frozen_runs);
+        assert!(f.owned_runs.contains("shop"), "{:?}", f.frozen_runs);
+        // A binary file that is no catalog still freezes every name it stores.
+        let mut not_mo = mo.clone();
+        not_mo[0] = 0;
+        let input = PolicyInput {
+            binary: vec![&not_mo],
+            ..input
+        };
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("Warenkorb"), Some(&FreezeReason::Binary));
     }
 
     /// Every extension of a name in the tree is frozen wherever it appears: file names keep
