@@ -142,13 +142,21 @@ fn paraphrase(cmd: &str, input: &str) -> Result<String, CliError> {
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| CliError::io(format!("--paraphrase-cmd {cmd:?}"), e))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        // A command that stops reading early fails below by its status, not here.
-        let _ = stdin.write_all(input.as_bytes());
-    }
+    // Written from another thread: a command that writes before it has read everything
+    // (`cat` of a long statement) would otherwise block on a full pipe while we do too. A
+    // command that stops reading early fails below by its status, not here.
+    let feeder = child.stdin.take().map(|mut stdin| {
+        let data = input.as_bytes().to_vec();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&data);
+        })
+    });
     let out = child
         .wait_with_output()
         .map_err(|e| CliError::io(format!("--paraphrase-cmd {cmd:?}"), e))?;
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
     if !out.status.success() {
         return Err(CliError::Msg(format!(
             "--paraphrase-cmd {cmd:?} failed ({})",
@@ -191,4 +199,18 @@ pub fn translate_statement(
         )));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rewriter that writes before it has read everything (`cat` of a long statement) is
+    /// fed from another thread: writing all of a 1 MB statement first deadlocked on the pipes.
+    #[test]
+    fn a_long_statement_goes_through_a_streaming_rewriter() {
+        let text = "The desk is slow.\n".repeat(60_000);
+        assert_eq!(paraphrase("cat", &text).unwrap(), text);
+        assert!(paraphrase("exit 3", "x").is_err());
+    }
 }
