@@ -11,6 +11,9 @@
 //!   daemon loses at most the last interval.
 //! - Recording never blocks a request on the disk: a request appends to a buffer under a
 //!   short lock; the writer thread swaps the buffer out before it writes.
+//! - Memory stays bounded: past [`MAX_PENDING`] bytes not yet written, or once a write of
+//!   the file failed (a full disk), records are dropped and counted; the count is logged at
+//!   the end. The view itself is never held up by its trace.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -24,6 +27,9 @@ use serde::{Deserialize, Serialize};
 
 /// How often buffered records reach the file.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(200);
+
+/// Bytes of records waiting for the writer beyond which new ones are dropped.
+pub const MAX_PENDING: usize = 64 << 20;
 
 /// One line of a trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,6 +82,9 @@ struct Shared {
     pending: Mutex<Vec<u8>>,
     wake: Condvar,
     done: AtomicBool,
+    /// The file could not be written: later records are dropped.
+    failed: AtomicBool,
+    dropped: std::sync::atomic::AtomicU64,
 }
 
 /// Writes a trace file (see the module note).
@@ -94,6 +103,8 @@ impl Tracer {
             pending: Mutex::new(Vec::new()),
             wake: Condvar::new(),
             done: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
+            dropped: std::sync::atomic::AtomicU64::new(0),
         });
         let s = shared.clone();
         let writer = std::thread::Builder::new()
@@ -118,19 +129,37 @@ impl Tracer {
             return;
         };
         line.push(b'\n');
-        self.shared.pending.lock().extend_from_slice(&line);
+        let mut p = self.shared.pending.lock();
+        if self.shared.failed.load(Ordering::Relaxed) || p.len() + line.len() > MAX_PENDING {
+            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        p.extend_from_slice(&line);
+    }
+
+    /// Records dropped so far (see the module note).
+    pub fn dropped(&self) -> u64 {
+        self.shared.dropped.load(Ordering::Relaxed)
     }
 
     /// Write what is queued and stop the writer (at unmount). Later records are dropped.
     pub fn finish(&self) -> io::Result<()> {
         self.shared.done.store(true, Ordering::SeqCst);
         self.shared.wake.notify_all();
-        match self.writer.lock().take() {
+        let r = match self.writer.lock().take() {
             Some(h) => h
                 .join()
                 .unwrap_or_else(|_| Err(io::Error::other("trace writer panicked"))),
-            None => Ok(()),
+            None => return Ok(()),
+        };
+        let dropped = self.dropped();
+        if dropped > 0 {
+            tracing::warn!(
+                dropped,
+                "trace records dropped (the writer fell behind or failed)"
+            );
         }
+        r
     }
 }
 
@@ -153,7 +182,11 @@ fn write_loop(s: &Shared, mut file: File) -> io::Result<()> {
             std::mem::take(&mut *p)
         };
         if !batch.is_empty() {
-            file.write_all(&batch)?;
+            if let Err(e) = file.write_all(&batch) {
+                s.failed.store(true, Ordering::SeqCst);
+                s.pending.lock().clear();
+                return Err(e);
+            }
         }
         if done && s.pending.lock().is_empty() {
             return file.sync_all();
@@ -214,6 +247,26 @@ mod tests {
         let (recs, _) = read(&std::fs::read_to_string(&path).unwrap());
         assert_eq!(recs.len(), 2);
         drop(t);
+    }
+
+    /// A file that cannot be written (a full disk) stops the trace, not the view: records
+    /// are dropped and counted, memory does not grow, and `finish` reports the error.
+    #[test]
+    fn a_failed_write_drops_records_instead_of_holding_them() {
+        if !std::path::Path::new("/dev/full").exists() {
+            panic!("/dev/full is needed for this test");
+        }
+        let t = Tracer::create(std::path::Path::new("/dev/full"), 0, 0).unwrap();
+        for _ in 0..10 {
+            t.record(Record::new("read", "a.py".into()));
+        }
+        std::thread::sleep(FLUSH_EVERY * 3);
+        for _ in 0..100_000 {
+            t.record(Record::new("read", "a.py".into()));
+        }
+        assert!(t.shared.pending.lock().len() < 1 << 20);
+        assert!(t.dropped() >= 100_000);
+        assert!(t.finish().is_err());
     }
 
     #[test]
