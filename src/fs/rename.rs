@@ -38,7 +38,19 @@ impl ViewFs {
         // Keep what the view showed for a renamed file: contents are transformed by path, so
         // the original is re-derived from the same view bytes under its new name (law 2).
         let carried = match (&from_back, from_meta.is_file()) {
-            (Backing::Original(rel), true) => Some(self.view_bytes(rel)?.0),
+            (Backing::Original(rel), true) => {
+                let view = self.view_bytes(rel)?.0;
+                // The view may come from a cache primed by another transform (the shadow
+                // repository's render), which leaves no layout in this one: render the
+                // original here once, so that the layout the view shows is remembered and
+                // moves with the file, instead of the new path planning another order.
+                if self.transform.base_matters(rel) {
+                    if let Ok(orig) = fs::read(&from) {
+                        self.to_view_content(rel, &orig)?;
+                    }
+                }
+                Some(view)
+            }
             _ => None,
         };
         let replaced = match fs::symlink_metadata(&to) {

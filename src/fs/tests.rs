@@ -1685,3 +1685,63 @@ fn an_atime_set_by_the_caller_survives_the_daemon_reading_the_file() {
     assert_eq!(atime, 1_000_000, "the daemon's read moved the atime");
     assert_eq!(again.getattr(b.ino).unwrap().atime, old);
 }
+
+/// A Python file whose view was primed from another transform (the shadow repository's
+/// render) and never rendered by the live one, then moved: the original keeps its bytes. The
+/// live transform had no layout for the old path to move, so the move used to re-derive the
+/// file with the new path's plan and reorder it in the original (seen intermittently in
+/// `views::patch_turns_the_views_diff_into_the_originals`).
+#[test]
+fn a_primed_file_moved_before_the_live_transform_saw_it_keeps_its_bytes() {
+    use crate::transform::layout::LayoutStore;
+    use crate::transform::{Composite, Transform};
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let state = dir.path().join("state");
+    let src: &[u8] = b"import x\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n\n\ndef d():\n    return 4\n";
+    write(&orig.join("pkg/mod.py"), src);
+    fs::create_dir_all(orig.join("other")).unwrap();
+    // Find a seed whose plans for the two paths differ, so that the bug shows.
+    let seed = (0..64u64)
+        .find(|&s| {
+            let t = LayoutStore::new(s);
+            t.to_view(b"pkg/mod.py", src) != t.to_view(b"other/moved.py", src)
+                && t.to_view(b"pkg/mod.py", src) != src
+        })
+        .expect("a seed with different plans");
+    let live = Composite {
+        l2: None,
+        l3: Some(LayoutStore::new(seed)),
+    };
+    let options = Options {
+        scan_at_new: false,
+        ..Options::default()
+    };
+    let fs_ = ViewFs::new(&orig, &state, Arc::new(live), options).unwrap();
+    let primer = Composite {
+        l2: None,
+        l3: Some(LayoutStore::new(seed)),
+    };
+    let rel = Path::new("pkg/mod.py");
+    let view = primer.content_to_view(rel, src);
+    fs_.prime(
+        rel,
+        &fs::metadata(orig.join(rel)).unwrap(),
+        Arc::new(view.clone()),
+    );
+    let pkg = fs_.lookup_path(Path::new("pkg")).unwrap();
+    let other = fs_.lookup_path(Path::new("other")).unwrap();
+    fs_.rename(
+        pkg.ino,
+        OsStr::new("mod.py"),
+        other.ino,
+        OsStr::new("moved.py"),
+        0,
+    )
+    .unwrap();
+    assert_eq!(fs::read(orig.join("other/moved.py")).unwrap(), src);
+    // And the view still shows what it showed before the move (law 2).
+    let moved = fs_.lookup_path(Path::new("other/moved.py")).unwrap();
+    let o = fs_.open(moved.ino, libc::O_RDONLY).unwrap();
+    assert_eq!(fs_.read(moved.ino, o.fh, 0, 4096).unwrap(), view);
+}
