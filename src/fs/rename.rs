@@ -51,6 +51,11 @@ impl ViewFs {
                 }
                 Some(view)
             }
+            // The same for every Python file of a moved directory: its layouts move with it.
+            (Backing::Original(rel), false) if from_meta.is_dir() => {
+                self.remember_layouts_below(rel, &from);
+                None
+            }
             _ => None,
         };
         let replaced = match fs::symlink_metadata(&to) {
@@ -322,6 +327,27 @@ impl ViewFs {
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
         self.cache.put(rel, Stamp::of(&m), view.clone());
         Ok(())
+    }
+
+    /// Render every file below the original directory `dir` (at `rel`) whose transform
+    /// remembers a layout, so that a move of the directory carries the layouts its view
+    /// shows (see `rename`). Unreadable entries are skipped: they have no view to keep.
+    fn remember_layouts_below(&self, rel: &Path, dir: &Path) {
+        let mut stack = vec![(rel.to_path_buf(), dir.to_path_buf())];
+        while let Some((r, d)) = stack.pop() {
+            let Ok(rd) = fs::read_dir(&d) else { continue };
+            for e in rd.flatten() {
+                let Ok(ft) = e.file_type() else { continue };
+                let (cr, cp) = (r.join(e.file_name()), e.path());
+                if ft.is_dir() {
+                    stack.push((cr, cp));
+                } else if ft.is_file() && self.transform.base_matters(&cr) {
+                    if let Ok(orig) = fs::read(&cp) {
+                        let _ = self.to_view_content(&cr, &orig);
+                    }
+                }
+            }
+        }
     }
 
     // ---------------------------------------------------------------- directories

@@ -1745,3 +1745,49 @@ fn a_primed_file_moved_before_the_live_transform_saw_it_keeps_its_bytes() {
     let o = fs_.open(moved.ino, libc::O_RDONLY).unwrap();
     assert_eq!(fs_.read(moved.ino, o.fh, 0, 4096).unwrap(), view);
 }
+
+/// The same for a moved directory: the primed Python files inside it keep their view and
+/// their bytes.
+#[test]
+fn primed_files_of_a_moved_directory_keep_their_view() {
+    use crate::transform::layout::LayoutStore;
+    use crate::transform::{Composite, Transform};
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let state = dir.path().join("state");
+    let src: &[u8] = b"import x\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n\n\ndef d():\n    return 4\n";
+    write(&orig.join("pkg/sub/mod.py"), src);
+    let seed = (0..64u64)
+        .find(|&s| {
+            let t = LayoutStore::new(s);
+            t.to_view(b"pkg/sub/mod.py", src) != t.to_view(b"pkg/moved/mod.py", src)
+        })
+        .expect("a seed with different plans");
+    let options = Options {
+        scan_at_new: false,
+        ..Options::default()
+    };
+    let live = Composite {
+        l2: None,
+        l3: Some(LayoutStore::new(seed)),
+    };
+    let fs_ = ViewFs::new(&orig, &state, Arc::new(live), options).unwrap();
+    let primer = Composite {
+        l2: None,
+        l3: Some(LayoutStore::new(seed)),
+    };
+    let rel = Path::new("pkg/sub/mod.py");
+    let view = primer.content_to_view(rel, src);
+    fs_.prime(
+        rel,
+        &fs::metadata(orig.join(rel)).unwrap(),
+        Arc::new(view.clone()),
+    );
+    let pkg = fs_.lookup_path(Path::new("pkg")).unwrap();
+    fs_.rename(pkg.ino, OsStr::new("sub"), pkg.ino, OsStr::new("moved"), 0)
+        .unwrap();
+    assert_eq!(fs::read(orig.join("pkg/moved/mod.py")).unwrap(), src);
+    let moved = fs_.lookup_path(Path::new("pkg/moved/mod.py")).unwrap();
+    let o = fs_.open(moved.ino, libc::O_RDONLY).unwrap();
+    assert_eq!(fs_.read(moved.ino, o.fh, 0, 4096).unwrap(), view);
+}
