@@ -1686,6 +1686,49 @@ fn an_atime_set_by_the_caller_survives_the_daemon_reading_the_file() {
     assert_eq!(again.getattr(b.ino).unwrap().atime, old);
 }
 
+/// A Python file whose view the cache holds from another transform (as the shadow
+/// repository's render primes it), under a live Level 3 transform that has never rendered it:
+/// the view filesystem (no eager scan), the original's root and the primed view. The seed is
+/// one whose plans for `rel` and `moved_rel` differ, so a layout that did not move shows.
+fn primed(rel: &str, moved_rel: &str, src: &[u8]) -> (tempfile::TempDir, PathBuf, ViewFs, Vec<u8>) {
+    use crate::transform::layout::LayoutStore;
+    use crate::transform::{Composite, Transform};
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    write(&orig.join(rel), src);
+    let seed = (0..64u64)
+        .find(|&s| {
+            let t = LayoutStore::new(s);
+            let v = t.to_view(rel.as_bytes(), src);
+            v != t.to_view(moved_rel.as_bytes(), src) && v != src
+        })
+        .expect("a seed with different plans");
+    let l3 = |s| Composite {
+        l2: None,
+        l3: Some(LayoutStore::new(s)),
+    };
+    let options = Options {
+        scan_at_new: false,
+        ..Options::default()
+    };
+    let fs_ = ViewFs::new(
+        &orig,
+        &dir.path().join("state"),
+        Arc::new(l3(seed)),
+        options,
+    )
+    .unwrap();
+    let view = l3(seed).content_to_view(Path::new(rel), src);
+    fs_.prime(
+        Path::new(rel),
+        &fs::metadata(orig.join(rel)).unwrap(),
+        Arc::new(view.clone()),
+    );
+    (dir, orig, fs_, view)
+}
+
+const FOUR_FUNCTIONS: &[u8] = b"import x\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n\n\ndef d():\n    return 4\n";
+
 /// A Python file whose view was primed from another transform (the shadow repository's
 /// render) and never rendered by the live one, then moved: the original keeps its bytes. The
 /// live transform had no layout for the old path to move, so the move used to re-derive the
@@ -1693,42 +1736,8 @@ fn an_atime_set_by_the_caller_survives_the_daemon_reading_the_file() {
 /// `views::patch_turns_the_views_diff_into_the_originals`).
 #[test]
 fn a_primed_file_moved_before_the_live_transform_saw_it_keeps_its_bytes() {
-    use crate::transform::layout::LayoutStore;
-    use crate::transform::{Composite, Transform};
-    let dir = tempfile::tempdir().unwrap();
-    let orig = dir.path().join("orig");
-    let state = dir.path().join("state");
-    let src: &[u8] = b"import x\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n\n\ndef d():\n    return 4\n";
-    write(&orig.join("pkg/mod.py"), src);
+    let (_dir, orig, fs_, view) = primed("pkg/mod.py", "other/moved.py", FOUR_FUNCTIONS);
     fs::create_dir_all(orig.join("other")).unwrap();
-    // Find a seed whose plans for the two paths differ, so that the bug shows.
-    let seed = (0..64u64)
-        .find(|&s| {
-            let t = LayoutStore::new(s);
-            t.to_view(b"pkg/mod.py", src) != t.to_view(b"other/moved.py", src)
-                && t.to_view(b"pkg/mod.py", src) != src
-        })
-        .expect("a seed with different plans");
-    let live = Composite {
-        l2: None,
-        l3: Some(LayoutStore::new(seed)),
-    };
-    let options = Options {
-        scan_at_new: false,
-        ..Options::default()
-    };
-    let fs_ = ViewFs::new(&orig, &state, Arc::new(live), options).unwrap();
-    let primer = Composite {
-        l2: None,
-        l3: Some(LayoutStore::new(seed)),
-    };
-    let rel = Path::new("pkg/mod.py");
-    let view = primer.content_to_view(rel, src);
-    fs_.prime(
-        rel,
-        &fs::metadata(orig.join(rel)).unwrap(),
-        Arc::new(view.clone()),
-    );
     let pkg = fs_.lookup_path(Path::new("pkg")).unwrap();
     let other = fs_.lookup_path(Path::new("other")).unwrap();
     fs_.rename(
@@ -1739,7 +1748,10 @@ fn a_primed_file_moved_before_the_live_transform_saw_it_keeps_its_bytes() {
         0,
     )
     .unwrap();
-    assert_eq!(fs::read(orig.join("other/moved.py")).unwrap(), src);
+    assert_eq!(
+        fs::read(orig.join("other/moved.py")).unwrap(),
+        FOUR_FUNCTIONS
+    );
     // And the view still shows what it showed before the move (law 2).
     let moved = fs_.lookup_path(Path::new("other/moved.py")).unwrap();
     let o = fs_.open(moved.ino, libc::O_RDONLY).unwrap();
@@ -1750,43 +1762,14 @@ fn a_primed_file_moved_before_the_live_transform_saw_it_keeps_its_bytes() {
 /// their bytes.
 #[test]
 fn primed_files_of_a_moved_directory_keep_their_view() {
-    use crate::transform::layout::LayoutStore;
-    use crate::transform::{Composite, Transform};
-    let dir = tempfile::tempdir().unwrap();
-    let orig = dir.path().join("orig");
-    let state = dir.path().join("state");
-    let src: &[u8] = b"import x\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n\n\ndef d():\n    return 4\n";
-    write(&orig.join("pkg/sub/mod.py"), src);
-    let seed = (0..64u64)
-        .find(|&s| {
-            let t = LayoutStore::new(s);
-            t.to_view(b"pkg/sub/mod.py", src) != t.to_view(b"pkg/moved/mod.py", src)
-        })
-        .expect("a seed with different plans");
-    let options = Options {
-        scan_at_new: false,
-        ..Options::default()
-    };
-    let live = Composite {
-        l2: None,
-        l3: Some(LayoutStore::new(seed)),
-    };
-    let fs_ = ViewFs::new(&orig, &state, Arc::new(live), options).unwrap();
-    let primer = Composite {
-        l2: None,
-        l3: Some(LayoutStore::new(seed)),
-    };
-    let rel = Path::new("pkg/sub/mod.py");
-    let view = primer.content_to_view(rel, src);
-    fs_.prime(
-        rel,
-        &fs::metadata(orig.join(rel)).unwrap(),
-        Arc::new(view.clone()),
-    );
+    let (_dir, orig, fs_, view) = primed("pkg/sub/mod.py", "pkg/moved/mod.py", FOUR_FUNCTIONS);
     let pkg = fs_.lookup_path(Path::new("pkg")).unwrap();
     fs_.rename(pkg.ino, OsStr::new("sub"), pkg.ino, OsStr::new("moved"), 0)
         .unwrap();
-    assert_eq!(fs::read(orig.join("pkg/moved/mod.py")).unwrap(), src);
+    assert_eq!(
+        fs::read(orig.join("pkg/moved/mod.py")).unwrap(),
+        FOUR_FUNCTIONS
+    );
     let moved = fs_.lookup_path(Path::new("pkg/moved/mod.py")).unwrap();
     let o = fs_.open(moved.ino, libc::O_RDONLY).unwrap();
     assert_eq!(fs_.read(moved.ino, o.fh, 0, 4096).unwrap(), view);

@@ -1711,6 +1711,27 @@ mod tests {
         xs.iter().map(|s| s.to_string()).collect()
     }
 
+    /// A tree's policy input with nothing from the environment: fields a test needs are set
+    /// over it (`PolicyInput { python: ..., ..tree(&own, &defined) }`).
+    fn tree<'a>(own: &'a BTreeSet<String>, defined: &'a BTreeSet<String>) -> PolicyInput<'a> {
+        static NONE: BTreeSet<String> = BTreeSet::new();
+        PolicyInput {
+            python: vec![],
+            text: vec![],
+            binary: vec![],
+            names: vec![],
+            own_modules: own,
+            env_modules: &NONE,
+            env_names: &NONE,
+            builtins: &NONE,
+            release_locals: false,
+            tree_modules: own,
+            user: &[],
+            defined,
+            data_words: &NONE,
+        }
+    }
+
     #[test]
     fn outside_module_is_decided_by_import_roots_not_file_names() {
         let own = set(&["shop"]);
@@ -1799,15 +1820,7 @@ mod tests {
             text: vec![("tests/key.toml", toml), ("tests/key.json", json)],
             binary: vec![],
             names: vec!["parser.py", "key.toml", "key.json"],
-            own_modules: &own,
-            env_modules: &BTreeSet::new(),
-            env_names: &BTreeSet::new(),
-            builtins: &BTreeSet::new(),
-            release_locals: false,
-            tree_modules: &own,
-            user: &[],
-            defined: &defined,
-            data_words: &BTreeSet::new(),
+            ..tree(&own, &defined)
         };
         let f = analyze(&input);
         assert_eq!(f.frozen_runs.get("bare_key"), Some(&FreezeReason::Config));
@@ -1983,15 +1996,7 @@ mod tests {
             text: vec![],
             binary: vec![blob],
             names: vec!["test_elf.py", "musl-x86_64"],
-            own_modules: &own,
-            env_modules: &BTreeSet::new(),
-            env_names: &BTreeSet::new(),
-            builtins: &BTreeSet::new(),
-            release_locals: false,
-            tree_modules: &own,
-            user: &[],
-            defined: &defined,
-            data_words: &BTreeSet::new(),
+            ..tree(&own, &defined)
         };
         let f = analyze(&input);
         assert_eq!(f.frozen_runs.get("ld_musl"), Some(&FreezeReason::Binary));
@@ -2012,20 +2017,15 @@ mod tests {
         let defined = set(&["iso", "get_path", "latin"]);
         let py: &[u8] = b"def get_path(path, iso, latin):\n    return path.decode(\"iso-8859-1\"), \"latin pie\"\n";
         let codecs = set(&["iso_8859_1", "latin_1", "utf_8"]);
+        let env = set(&["decode", "path"]);
         let input = PolicyInput {
             python: vec![("client.py", py)],
             text: vec![],
             binary: vec![],
             names: vec!["client.py"],
-            own_modules: &own,
-            env_modules: &BTreeSet::new(),
-            env_names: &set(&["decode", "path"]),
-            builtins: &BTreeSet::new(),
-            release_locals: false,
-            tree_modules: &own,
-            user: &[],
-            defined: &defined,
+            env_names: &env,
             data_words: &codecs,
+            ..tree(&own, &defined)
         };
         let f = analyze(&input);
         assert_eq!(f.frozen_runs.get("iso"), Some(&FreezeReason::Outside));
@@ -2055,15 +2055,7 @@ mod tests {
             text: vec![],
             binary: vec![&mo],
             names: vec!["shop.py", "django.mo"],
-            own_modules: &own,
-            env_modules: &BTreeSet::new(),
-            env_names: &BTreeSet::new(),
-            builtins: &BTreeSet::new(),
-            release_locals: false,
-            tree_modules: &own,
-            user: &[],
-            defined: &defined,
-            data_words: &BTreeSet::new(),
+            ..tree(&own, &defined)
         };
         let f = analyze(&input);
         assert_eq!(f.frozen_runs.get("Cart"), Some(&FreezeReason::Binary));

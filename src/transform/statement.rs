@@ -229,8 +229,6 @@ pub struct Rendered {
 pub fn render(md: &str, r: &Renamer) -> Rendered {
     let mut text = String::with_capacity(md.len() + 64);
     let mut runs = Vec::new();
-    let mut fenced: Vec<String> = Vec::new();
-    let mut last_fence_end = None;
     for p in pieces(md) {
         let src = &md[p.start..p.end];
         let out = swap_piece(r, src, p.rule);
@@ -243,19 +241,10 @@ pub fn render(md: &str, r: &Renamer) -> Rendered {
                 rule: p.rule,
             });
         }
-        if p.fenced {
-            // Consecutive fenced pieces (a traceback's lines) are one block.
-            if last_fence_end == Some(p.start) {
-                if let Some(f) = fenced.last_mut() {
-                    f.push_str(&out);
-                }
-            } else {
-                fenced.push(out.clone());
-            }
-            last_fence_end = Some(p.end);
-        }
         text.push_str(&out);
     }
+    // Read back from the output the way a paraphrase of it is read (`fenced_bodies`).
+    let fenced = fenced_bodies(&text);
     Rendered { text, runs, fenced }
 }
 
