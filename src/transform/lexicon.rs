@@ -68,6 +68,25 @@ pub fn assign(
     (map, left)
 }
 
+/// The vocabulary words `assign` left unused (neither excluded, a token nor a value of
+/// `map`), in a seeded order: what later rules may draw from (`order`).
+pub fn spare(
+    tokens: &BTreeSet<String>,
+    excluded: &BTreeSet<String>,
+    map: &BTreeMap<String, String>,
+    seed: u64,
+) -> Vec<String> {
+    let used: BTreeSet<&str> = map.values().map(String::as_str).collect();
+    let mut out: Vec<String> = vocabulary()
+        .filter(|w| !excluded.contains(*w) && !tokens.contains(*w) && !used.contains(w))
+        .map(str::to_string)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    out.shuffle(&mut ChaCha8Rng::seed_from_u64(seed ^ 0x0bde_7a51_c3e9_4f12));
+    out
+}
+
 /// Lengths to try for a token of length `n`: n, n+1, n-1, n+2, n-2, ... down to 3 and up to 20.
 fn nearest_lengths(n: usize) -> impl Iterator<Item = usize> {
     (0..40usize)

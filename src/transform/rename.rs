@@ -364,6 +364,33 @@ impl Renamer {
         }
     }
 
+    /// The word a renamed token of the original is swapped with.
+    pub fn word_of(&self, token: &str) -> Option<&str> {
+        self.tokens.get(token).map(|w| &**w)
+    }
+
+    /// Give the renamed `token` the unused `word` in place of its own (both lowercase; the
+    /// pair stays disjoint from every other, so the map stays an involution).
+    pub(crate) fn rebind(&mut self, token: &str, word: &str) {
+        if let Some(old) = self.tokens.remove(token) {
+            self.tokens.remove(&old);
+        }
+        self.tokens.insert(token.into(), word.into());
+        self.tokens.insert(word.into(), token.into());
+    }
+
+    /// Exchange the words of two renamed tokens of the original.
+    pub(crate) fn exchange(&mut self, a: &str, b: &str) {
+        let (Some(wa), Some(wb)) = (self.tokens.get(a).cloned(), self.tokens.get(b).cloned())
+        else {
+            return;
+        };
+        self.tokens.insert(a.into(), wb.clone());
+        self.tokens.insert(wb, a.into());
+        self.tokens.insert(b.into(), wa.clone());
+        self.tokens.insert(wa, b.into());
+    }
+
     /// Number of token pairs.
     pub fn pair_count(&self) -> usize {
         self.tokens.len() / 2

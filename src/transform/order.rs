@@ -1,0 +1,465 @@
+//! Law 5: in every directory the view's names sort as the original's do.
+//!
+//! Test runners run files in the order of their names: pytest sorts each directory's entries
+//! by name, `unittest` discovery sorts `os.listdir`, and code that walks `sorted(glob(...))`
+//! does the same. A suite whose modules leak state into the ones that run after them (a
+//! cache, a registry, a recursion that only a warm cache avoids) then gives other outcomes
+//! when renamed files sort in another order. So after the seeded draw, words move between
+//! tokens until every directory sorts the same.
+//!
+//! How: for two names whose views sort the other way, the first word the two differ in (in
+//! the original or in the view) decides. Renamed words of one length exchange (an exchange
+//! lowers the number of out-of-order token pairs, so exchanges alone always end). Then, per
+//! directory, the longest run of names already in order is kept, a name shown unrenamed
+//! always, and every other name's deciding token takes a spare word that puts it between its
+//! neighbours (found by bisection over the sorted spare words). Rounds end when one mends
+//! nothing more. What is left out of order (a token kept whole in one name and renamed in its
+//! neighbour's compound, pulled both ways; names outside ASCII) is counted, not hidden.
+//!
+//! Deterministic: directories, pairs and spare words are visited in a fixed order.
+
+use super::rename::Renamer;
+use super::tokens::{self, Piece};
+
+/// What the repair did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Repair {
+    /// Pairs of renamed tokens that exchanged words.
+    pub exchanged: usize,
+    /// Tokens given a spare word.
+    pub redrawn: usize,
+    /// Pairs of neighbours in all directories.
+    pub pairs: usize,
+    /// Neighbours out of order after the draw.
+    pub drawn_out_of_order: usize,
+    /// Neighbours still out of order at the end.
+    pub left: usize,
+}
+
+/// Rounds of repair before giving up on what spare words cannot settle.
+const ROUNDS: usize = 64;
+
+/// Move words between the renamed tokens of `renamer` until each directory of `dirs` (the
+/// original names of one directory's entries) sorts the same in the view. `spare` holds
+/// unused words in the seeded order they may be taken; a word given up returns to it.
+pub fn keep_sibling_order(
+    renamer: &mut Renamer,
+    dirs: &[Vec<String>],
+    spare: &mut Vec<String>,
+) -> Repair {
+    let dirs: Vec<Vec<&str>> = dirs
+        .iter()
+        .map(|d| {
+            let mut d: Vec<&str> = d.iter().map(String::as_str).collect();
+            d.sort_unstable();
+            d.dedup();
+            d
+        })
+        .collect();
+    let out_of_order = |r: &Renamer| {
+        dirs.iter()
+            .flat_map(|d| d.windows(2))
+            .filter(|p| view(r, p[0]) > view(r, p[1]))
+            .count()
+    };
+    let mut repair = Repair {
+        pairs: dirs.iter().map(|d| d.len().saturating_sub(1)).sum(),
+        drawn_out_of_order: out_of_order(renamer),
+        ..Repair::default()
+    };
+    let mut pool = Spare::new(spare);
+    let mut left = repair.drawn_out_of_order;
+    for _ in 0..ROUNDS {
+        let mut moved = false;
+        for d in &dirs {
+            moved |= settle(renamer, d, &mut pool, &mut repair);
+        }
+        // Names that hold a token beside names that keep it whole can pull it both ways:
+        // a round that mends no more than the one before ends the repair.
+        let now = out_of_order(renamer);
+        if !moved || now >= left {
+            break;
+        }
+        left = now;
+    }
+    *spare = pool.seeded();
+    repair.left = out_of_order(renamer);
+    repair
+}
+
+/// One round over one directory: exchanges for every out-of-order pair of renamed words
+/// first (they keep the draw's words), then spare words for out-of-order neighbours.
+fn settle(renamer: &mut Renamer, d: &[&str], spare: &mut Spare, repair: &mut Repair) -> bool {
+    let views = |r: &Renamer| d.iter().map(|n| view(r, n)).collect::<Vec<_>>();
+    let mut v = views(renamer);
+    let mut moved = false;
+    for i in 0..d.len() {
+        for j in i + 1..d.len() {
+            if v[i] <= v[j] {
+                continue;
+            }
+            // Words of one length exchange; other words would change the names' lengths,
+            // which code slicing a fixed prefix (`repr(x)[4:]`) depends on.
+            if let Some(w) = decide(renamer, d[i], d[j]) {
+                if w.renamed == (true, true)
+                    && w.view.0 > w.view.1
+                    && w.view.0.len() == w.view.1.len()
+                {
+                    renamer.exchange(&w.token.0, &w.token.1);
+                    repair.exchanged += 1;
+                    moved = true;
+                    v = views(renamer);
+                }
+            }
+        }
+    }
+    // Keep the most names already in order (every name shown as it is among them: nothing
+    // can move it), and move each other name between the kept ones around it.
+    let keep = kept(d, &v);
+    // Kept names, and names moved between them.
+    let mut placed = keep.clone();
+    for k in 0..d.len() {
+        if keep[k] {
+            continue;
+        }
+        let before = (0..k).rev().find(|&j| placed[j]);
+        let after = (k + 1..d.len()).find(|&j| keep[j]);
+        let lo = before.filter(|&j| v[j] >= v[k]);
+        let hi = after.filter(|&j| v[k] >= v[j]);
+        // The word that decides against the bound out of order, if this name shows it renamed.
+        let token = lo
+            .and_then(|j| decide(renamer, d[j], d[k]))
+            .filter(|w| w.renamed.1)
+            .map(|w| w.token.1)
+            .or_else(|| {
+                hi.and_then(|j| decide(renamer, d[k], d[j]))
+                    .filter(|w| w.renamed.0)
+                    .map(|w| w.token.0)
+            });
+        if lo.is_none() && hi.is_none() {
+            placed[k] = true;
+            continue;
+        }
+        let Some(token) = token else {
+            continue;
+        };
+        if redraw(renamer, &token, spare, d, k, before, after) {
+            placed[k] = true;
+            repair.redrawn += 1;
+            moved = true;
+            v = views(renamer);
+        }
+    }
+    moved
+}
+
+/// Which names to keep where they are: the heaviest run of names in increasing view order,
+/// where a name shown unrenamed outweighs all the others together.
+fn kept(d: &[&str], v: &[Vec<u8>]) -> Vec<bool> {
+    let n = d.len();
+    let weight = |k: usize| if v[k] == d[k].as_bytes() { n + 1 } else { 1 };
+    let mut best = vec![0usize; n];
+    let mut from = vec![usize::MAX; n];
+    for k in 0..n {
+        best[k] = weight(k);
+        for j in 0..k {
+            if v[j] < v[k] && best[j] + weight(k) > best[k] {
+                best[k] = best[j] + weight(k);
+                from[k] = j;
+            }
+        }
+    }
+    let mut keep = vec![false; n];
+    let mut k = (0..n).max_by_key(|&k| (best[k], std::cmp::Reverse(k)));
+    while let Some(i) = k {
+        keep[i] = true;
+        k = (from[i] != usize::MAX).then_some(from[i]);
+    }
+    keep
+}
+
+fn view(renamer: &Renamer, name: &str) -> Vec<u8> {
+    renamer.swap_name(name.as_bytes()).into_owned()
+}
+
+/// Where two names first differ: a word of each (lower case), as the original and the view
+/// spell it, and whether the view shows it renamed by its own token's word.
+struct Decider {
+    token: (String, String),
+    view: (String, String),
+    renamed: (bool, bool),
+}
+
+fn decide(renamer: &Renamer, x: &str, y: &str) -> Option<Decider> {
+    if !x.is_ascii() || !y.is_ascii() {
+        return None;
+    }
+    let (vx, vy) = (view(renamer, x), view(renamer, y));
+    let (vx, vy) = (
+        std::str::from_utf8(&vx).ok()?,
+        std::str::from_utf8(&vy).ok()?,
+    );
+    let (ox, oy, px, py) = (
+        tokens::split(x),
+        tokens::split(y),
+        tokens::split(vx),
+        tokens::split(vy),
+    );
+    if ox.len() != px.len() || oy.len() != py.len() {
+        return None;
+    }
+    // The first piece where the names differ, in the original or in the view: a name kept
+    // whole (`aggregation`, frozen) beside one that renames the same token in a compound
+    // (`aggregation_regress`) differs only in the view.
+    let i = (0..ox.len().min(oy.len())).find(|&i| ox[i] != oy[i] || px[i] != py[i])?;
+    let (Piece::Word(a, _), Piece::Word(b, _), Piece::Word(va, _), Piece::Word(vb, _)) =
+        (ox[i], oy[i], px[i], py[i])
+    else {
+        return None;
+    };
+    let lower = |s: &str| s.to_ascii_lowercase();
+    let (a, b, va, vb) = (lower(a), lower(b), lower(va), lower(vb));
+    let renamed = |t: &str, v: &str| t != v && renamer.word_of(t) == Some(v);
+    Some(Decider {
+        renamed: (renamed(&a, &va), renamed(&b, &vb)),
+        token: (a, b),
+        view: (va, vb),
+    })
+}
+
+/// Spare words tried, at most, for one redraw.
+const TRIES: usize = 64;
+
+/// Unused words, sorted (to find those that put a name between two others) and each with its
+/// rank in the seeded order (to choose among them).
+struct Spare {
+    sorted: Vec<(String, usize)>,
+    next: usize,
+}
+
+impl Spare {
+    fn new(seeded: &[String]) -> Self {
+        let mut sorted: Vec<(String, usize)> = seeded
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, w)| (w, i))
+            .collect();
+        sorted.sort();
+        Spare {
+            next: sorted.len(),
+            sorted,
+        }
+    }
+
+    /// Give a word back, ranked after every other.
+    fn give(&mut self, w: String) {
+        let at = self.sorted.partition_point(|(x, _)| *x < w);
+        self.sorted.insert(at, (w, self.next));
+        self.next += 1;
+    }
+
+    /// The words in seeded order.
+    fn seeded(&self) -> Vec<String> {
+        let mut v: Vec<&(String, usize)> = self.sorted.iter().collect();
+        v.sort_by_key(|(_, r)| *r);
+        v.into_iter().map(|(w, _)| w.clone()).collect()
+    }
+}
+
+/// Give `token` (a word of the name `d[k]`) a spare word that puts `d[k]` above `d[before]`
+/// and below `d[after]` and leaves no more names out of order among those holding the token,
+/// preferring the length of its word now (the draw matched the token's length where it
+/// could, and code slices names by fixed lengths), then the seeded order.
+fn redraw(
+    renamer: &mut Renamer,
+    token: &str,
+    spare: &mut Spare,
+    d: &[&str],
+    k: usize,
+    before: Option<usize>,
+    after: Option<usize>,
+) -> bool {
+    let Some(old) = renamer.word_of(token).map(str::to_string) else {
+        return false;
+    };
+    let (lo, hi) = (
+        before.map(|j| view(renamer, d[j])),
+        after.map(|j| view(renamer, d[j])),
+    );
+    // The name sorts nearly as the word does (exactly, unless one word begins another), so
+    // the words that fit are found by bisection and each is checked after.
+    let shown = |r: &mut Renamer, w: &str| {
+        r.rebind(token, w);
+        view(r, d[k])
+    };
+    let words = std::mem::take(&mut spare.sorted);
+    let from = lo.as_ref().map_or(0, |l| {
+        words.partition_point(|(w, _)| shown(renamer, w) <= *l)
+    });
+    let to = hi
+        .as_ref()
+        .map_or(words.len(), |h| {
+            words.partition_point(|(w, _)| shown(renamer, w) < *h)
+        })
+        .max(from);
+    spare.sorted = words;
+    let mut order: Vec<(usize, usize, usize)> = (from..to)
+        .map(|i| {
+            (
+                spare.sorted[i].0.len().abs_diff(old.len()),
+                spare.sorted[i].1,
+                i,
+            )
+        })
+        .collect();
+    order.sort_unstable();
+    let holders: Vec<usize> = (0..d.len()).filter(|&j| holds(d[j], token)).collect();
+    let disorder = |r: &Renamer| {
+        let v = |j: usize| view(r, d[j]);
+        holders
+            .iter()
+            .flat_map(|&j| {
+                [
+                    j.checked_sub(1).map(|i| (i, j)),
+                    (j + 1 < d.len()).then_some((j, j + 1)),
+                ]
+            })
+            .flatten()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .filter(|&(i, j)| v(i) >= v(j))
+            .count()
+    };
+    renamer.rebind(token, &old);
+    let was = disorder(renamer);
+    for &(_, _, i) in order.iter().take(TRIES) {
+        let me = shown(renamer, &spare.sorted[i].0);
+        let between = lo.as_ref().is_none_or(|l| *l < me) && hi.as_ref().is_none_or(|h| me < *h);
+        if between && disorder(renamer) < was.max(1) {
+            spare.sorted.remove(i);
+            spare.give(old);
+            return true;
+        }
+    }
+    renamer.rebind(token, &old);
+    false
+}
+
+/// Whether the name spells the token as one of its words.
+fn holds(name: &str, token: &str) -> bool {
+    name.is_ascii()
+        && tokens::split(name)
+            .iter()
+            .any(|p| matches!(p, Piece::Word(w, _) if w.eq_ignore_ascii_case(token)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn renamer(pairs: &[(&str, &str)], frozen: &[&str]) -> Renamer {
+        Renamer::new(pairs.iter().copied(), frozen.iter().copied(), []).unwrap()
+    }
+
+    fn names(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn sorted_the_same(r: &Renamer, dir: &[String]) -> bool {
+        let mut orig: Vec<&String> = dir.iter().collect();
+        orig.sort();
+        let views: Vec<Vec<u8>> = orig.iter().map(|n| view(r, n)).collect();
+        views.windows(2).all(|w| w[0] < w[1])
+    }
+
+    #[test]
+    fn renamed_test_files_run_in_the_original_order() {
+        // The draw gives `bag` a word that sorts after `map`'s: the view would run
+        // map_test.py first.
+        let mut r = renamer(&[("bag", "zebra"), ("map", "apple")], &[]);
+        let dir = names(&["bag_test.py", "map_test.py", "conftest.py"]);
+        assert!(!sorted_the_same(&r, &dir), "the draw must be out of order");
+        let mut spare = Vec::new();
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &mut spare);
+        assert!(sorted_the_same(&r, &dir));
+        assert_eq!((rep.exchanged, rep.redrawn, rep.left), (1, 0, 0));
+        assert_eq!(r.word_of("bag"), Some("apple"));
+        // Still an involution: the words lead back.
+        assert_eq!(
+            (r.word_of("apple"), r.word_of("zebra")),
+            (Some("bag"), Some("map"))
+        );
+    }
+
+    #[test]
+    fn words_of_other_lengths_are_not_exchanged() {
+        // pyrsistent's `repr` cuts a fixed prefix off a name-made string (`[4:]` of
+        // `pset(...)`): exchanging a five-letter word for a three-letter one would change
+        // what it cuts. `bag` keeps a five-letter word, taken from the spare ones.
+        let mut r = renamer(&[("bag", "zebra"), ("map", "cat")], &[]);
+        let dir = names(&["bag_test.py", "map_test.py"]);
+        let mut spare = names(&["aloe", "abbey", "bison", "zinnia", "zulu", "zut"]);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &mut spare);
+        assert!(sorted_the_same(&r, &dir));
+        assert_eq!((rep.exchanged, rep.redrawn), (0, 1));
+        // One of them moved, to a word as long as its own.
+        let lens = (
+            r.word_of("bag").map(str::len),
+            r.word_of("map").map(str::len),
+        );
+        assert_eq!(
+            lens,
+            (Some(5), Some(3)),
+            "{:?}",
+            (r.word_of("bag"), r.word_of("map"))
+        );
+    }
+
+    #[test]
+    fn a_token_beside_a_kept_name_takes_a_spare_word_on_its_side() {
+        // `field` is kept (frozen: an outside name); `deque` is renamed to a word after it.
+        let mut r = renamer(&[("deque", "walrus")], &["field"]);
+        let dir = names(&["deque_test.py", "field_test.py"]);
+        assert!(!sorted_the_same(&r, &dir));
+        let mut spare = names(&["yak", "cobra", "fig", "camel"]);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &mut spare);
+        assert!(sorted_the_same(&r, &dir));
+        assert_eq!(rep.redrawn, 1);
+        // The first spare word that sorts before `field` and is near in length.
+        assert_eq!(r.word_of("deque"), Some("cobra"));
+        assert!(
+            spare.contains(&"walrus".to_string()),
+            "the old word is spare again"
+        );
+    }
+
+    #[test]
+    fn constraints_across_directories_settle() {
+        // Three tokens, two directories, every draw inverted.
+        let mut r = renamer(
+            &[("alpha", "zulu"), ("beta", "yank"), ("gamma", "xray")],
+            &[],
+        );
+        let dirs = vec![
+            names(&["alpha.py", "beta.py"]),
+            names(&["beta_x", "gamma_x"]),
+            names(&["alpha_y", "gamma_y"]),
+        ];
+        let rep = keep_sibling_order(&mut r, &dirs, &mut Vec::new());
+        assert_eq!(rep.left, 0);
+        for d in &dirs {
+            assert!(sorted_the_same(&r, d), "{d:?}");
+        }
+    }
+
+    #[test]
+    fn what_no_word_decides_is_counted() {
+        // No spare word sorts before `field`: the pair stays out of order and is counted.
+        let mut r = renamer(&[("deque", "walrus")], &["field"]);
+        let dir = names(&["deque_test.py", "field_test.py"]);
+        let mut spare = names(&["zoo"]);
+        let rep = keep_sibling_order(&mut r, &[dir], &mut spare);
+        assert_eq!((rep.redrawn, rep.left), (0, 1));
+    }
+}
