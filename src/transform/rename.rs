@@ -170,6 +170,64 @@ impl Renamer {
         })
     }
 
+    /// The swap of a data compound with a frozen piece, or `None` when it stays. A compound
+    /// made only of names is a name built from names: pyrsistent names a class
+    /// `int.__name__.capitalize() + PSet.__name__` and its tests compare that with
+    /// `"IntPSet"`. So each span of pieces that spells a name the code uses (in the run or in
+    /// its image: `PSet`, although its `Set` is frozen) changes as that name does, every
+    /// span that spells a frozen name (`PVector`, `Int`) stays as the outside name it comes
+    /// from, and the compound
+    /// stays whole when any other word of three letters or more is left: a literal joined at
+    /// run time with a frozen name (`"TEST_" + arg.upper()` and `"TEST_ARG"`). Spans are
+    /// found longest first from the left with a test asked of a span and of its image alike,
+    /// and pieces are kept or mapped by a test asked of a piece and of its image alike, so
+    /// the swap is an involution.
+    fn swap_compound_of_names(&self, run: &str) -> Option<String> {
+        let pieces = tokens::split(run);
+        let frozen = |w: &str| {
+            self.frozen_runs.contains(w)
+                || self.frozen_runs.contains(w.to_ascii_lowercase().as_str())
+        };
+        let names_code = |x: &str| self.is_code_ident(x) && !self.is_frozen_run(x);
+        // Spans of at most this many pieces are tried: code names of more are rare.
+        const SPAN: usize = 4;
+        let text = |i: usize, j: usize| pieces[i..j].iter().map(Piece::text).collect::<String>();
+        let mut out = String::with_capacity(run.len() + 8);
+        let mut i = 0;
+        while i < pieces.len() {
+            // The longest span from here that spells a code name (it changes as the name
+            // does) or a frozen name (kept: `PVector`, a name of a compiled extension).
+            let span = (i + 1..=(i + SPAN).min(pieces.len())).rev().find_map(|j| {
+                let x = text(i, j);
+                let img = self.image(&x);
+                if names_code(&x) || img.as_deref().is_some_and(names_code) {
+                    return Some((j, img.unwrap_or(x)));
+                }
+                let kept = j - i >= 2
+                    && (self.is_frozen_run(&x)
+                        || img.as_deref().is_some_and(|y| self.is_frozen_run(y)));
+                kept.then_some((j, x))
+            });
+            if let Some((j, s)) = span {
+                out.push_str(&s);
+                i = j;
+                continue;
+            }
+            let p = pieces[i];
+            i += 1;
+            let Piece::Word(w, _) = p else {
+                out.push_str(p.text());
+                continue;
+            };
+            let img = self.image(w).unwrap_or_else(|| w.to_string());
+            if w.len() >= 3 && !frozen(w) && !frozen(&img) {
+                return None;
+            }
+            out.push_str(w);
+        }
+        (out != run).then_some(out)
+    }
+
     /// What a run becomes in a given class, or `None` when it stays. A run made of segments
     /// joined by a double underscore (Django's `content_type__app_label`, a mangled
     /// `_Shelf__code`) is decided segment by segment, as the code that splits it at `__`
@@ -230,9 +288,14 @@ impl Renamer {
                 // its own (asked of the run and of its image, so both directions agree).
                 // Paths and free text follow the same rule, so a file name, a data key and the
                 // string naming it always agree. Comments have no run time.
-                let blocked = class != Class::Comment
-                    && (self.has_frozen_piece(run) || self.has_frozen_piece(&img));
-                (!blocked).then_some(img)
+                // A compound made only of names (`held_by_frozen_piece`) is swapped with its
+                // frozen pieces as they are: they come from outside names at run time.
+                if class == Class::Comment
+                    || !(self.has_frozen_piece(run) || self.has_frozen_piece(&img))
+                {
+                    return Some(img);
+                }
+                self.swap_compound_of_names(run)
             }
         }
     }
@@ -589,6 +652,34 @@ mod tests {
             ),
             "a = ['_Namespace__query', 'TEST_ARG_USER', 'otter_ledger', 'arg0']\n"
         );
+    }
+
+    #[test]
+    fn compounds_of_code_names_follow_them_past_a_frozen_piece() {
+        // pyrsistent names classes `Something.__name__ + "PSet"` and
+        // `int.__name__.capitalize() + "PSet"`, and its tests compare them with
+        // "SomethingPSet" and "IntPSet": made only of names (the frozen `set` inside the code
+        // name `PSet`, the frozen `Int`), the compounds follow their code names.
+        // "WidgetSet" and "TEST_ARG_USER" hold a word that is no name beside a frozen one:
+        // they stay.
+        let r = Renamer::new(
+            [
+                ("something", "pressure"),
+                ("user", "otter"),
+                ("int", "fry"),
+                ("vector", "ladle"),
+            ],
+            ["set", "arg", "int", "PVector"],
+            ["Something", "PSet", "user"],
+        )
+        .unwrap();
+        // `PVector` is a frozen name as a whole (its `Vector` alone is not): it stays.
+        let orig = "a = ['SomethingPSet', 'SomethingIntPSet', 'SomethingIntPVector', \
+                    'WidgetSet', 'TEST_ARG_USER']\n";
+        let view = "a = ['PressurePSet', 'PressureIntPSet', 'PressureIntPVector', \
+                    'WidgetSet', 'TEST_ARG_USER']\n";
+        assert_eq!(swap_py(&r, orig), view);
+        assert_eq!(swap_py(&r, view), orig, "both directions agree");
     }
 
     #[test]

@@ -26,6 +26,15 @@ pub enum Piece<'a> {
     Other(&'a str),
 }
 
+impl<'a> Piece<'a> {
+    /// The piece as written.
+    pub fn text(&self) -> &'a str {
+        match *self {
+            Piece::Word(w, _) | Piece::Other(w) => w,
+        }
+    }
+}
+
 fn shape_of(w: &str) -> Shape {
     let b = w.as_bytes();
     if b.iter().all(|c| c.is_ascii_lowercase()) {
