@@ -171,17 +171,21 @@ impl Renamer {
     }
 
     /// The swap of a data compound with a frozen piece, or `None` when it stays. A compound
-    /// made only of names is a name built from names: pyrsistent names a class
+    /// made of names is a name built from names: pyrsistent names a class
     /// `int.__name__.capitalize() + PSet.__name__` and its tests compare that with
     /// `"IntPSet"`. So each span of pieces that spells a name the code uses (in the run or in
-    /// its image: `PSet`, although its `Set` is frozen) changes as that name does, every
-    /// span that spells a frozen name (`PVector`, `Int`) stays as the outside name it comes
-    /// from, and the compound
-    /// stays whole when any other word of three letters or more is left: a literal joined at
-    /// run time with a frozen name (`"TEST_" + arg.upper()` and `"TEST_ARG"`). Spans are
-    /// found longest first from the left with a test asked of a span and of its image alike,
-    /// and pieces are kept or mapped by a test asked of a piece and of its image alike, so
-    /// the swap is an involution.
+    /// its image) changes as that name does, and every span that spells a frozen name
+    /// (`PVector`, a name of a compiled extension; `Int`) stays as the outside name it comes
+    /// from. The compound stays whole when any other word of three letters or more is left
+    /// (a literal joined at run time with a frozen name: `"TEST_" + arg.upper()` and
+    /// `"TEST_ARG"`), and also when nothing shows that names were joined: a name of two or
+    /// more words, either a code name holding a frozen word (`PSet`, whose `Set` is frozen
+    /// on its own) or a frozen name (`PVector`). Without that, a literal of an outside system
+    /// whose words merely are names somewhere (`"sqlite_master"`, SQLite's table, beside a
+    /// code name `sqlite` and a frozen `master`) would change. Spans are found longest first
+    /// from the left with tests asked of a span and of its image alike, and pieces are kept
+    /// or mapped by a test asked of a piece and of its image alike, so the swap is an
+    /// involution.
     fn swap_compound_of_names(&self, run: &str) -> Option<String> {
         let pieces = tokens::split(run);
         let frozen = |w: &str| {
@@ -192,23 +196,37 @@ impl Renamer {
         // Spans of at most this many pieces are tried: code names of more are rare.
         const SPAN: usize = 4;
         let text = |i: usize, j: usize| pieces[i..j].iter().map(Piece::text).collect::<String>();
+        let words = |i: usize, j: usize| {
+            pieces[i..j]
+                .iter()
+                .filter(|p| matches!(p, Piece::Word(..)))
+                .count()
+        };
+        let holds_frozen = |i: usize, j: usize| {
+            pieces[i..j].iter().any(|p| match *p {
+                Piece::Word(w, _) => frozen(w) || self.image(w).is_some_and(|y| frozen(&y)),
+                Piece::Other(_) => false,
+            })
+        };
+        let mut joined = false;
         let mut out = String::with_capacity(run.len() + 8);
         let mut i = 0;
         while i < pieces.len() {
             // The longest span from here that spells a code name (it changes as the name
-            // does) or a frozen name (kept: `PVector`, a name of a compiled extension).
+            // does) or a frozen name of two or more pieces (kept).
             let span = (i + 1..=(i + SPAN).min(pieces.len())).rev().find_map(|j| {
                 let x = text(i, j);
                 let img = self.image(&x);
                 if names_code(&x) || img.as_deref().is_some_and(names_code) {
-                    return Some((j, img.unwrap_or(x)));
+                    return Some((j, img.unwrap_or(x), words(i, j) >= 2 && holds_frozen(i, j)));
                 }
                 let kept = j - i >= 2
                     && (self.is_frozen_run(&x)
                         || img.as_deref().is_some_and(|y| self.is_frozen_run(y)));
-                kept.then_some((j, x))
+                kept.then(|| (j, x, words(i, j) >= 2))
             });
-            if let Some((j, s)) = span {
+            if let Some((j, s, evidence)) = span {
+                joined |= evidence;
                 out.push_str(&s);
                 i = j;
                 continue;
@@ -225,7 +243,7 @@ impl Renamer {
             }
             out.push_str(w);
         }
-        (out != run).then_some(out)
+        (joined && out != run).then_some(out)
     }
 
     /// What a run becomes in a given class, or `None` when it stays. A run made of segments
@@ -668,18 +686,26 @@ mod tests {
                 ("user", "otter"),
                 ("int", "fry"),
                 ("vector", "ladle"),
+                ("sqlite", "gravel"),
             ],
-            ["set", "arg", "int", "PVector"],
-            ["Something", "PSet", "user"],
+            ["set", "arg", "int", "PVector", "master"],
+            ["Something", "PSet", "user", "sqlite"],
         )
         .unwrap();
         // `PVector` is a frozen name as a whole (its `Vector` alone is not): it stays.
+        // "sqlite_master" is a code name `sqlite` and a frozen `master`, and nothing shows
+        // they were joined: it stays.
         let orig = "a = ['SomethingPSet', 'SomethingIntPSet', 'SomethingIntPVector', \
-                    'WidgetSet', 'TEST_ARG_USER']\n";
+                    'WidgetSet', 'TEST_ARG_USER', 'sqlite_master']\n";
         let view = "a = ['PressurePSet', 'PressureIntPSet', 'PressureIntPVector', \
-                    'WidgetSet', 'TEST_ARG_USER']\n";
+                    'WidgetSet', 'TEST_ARG_USER', 'sqlite_master']\n";
         assert_eq!(swap_py(&r, orig), view);
         assert_eq!(swap_py(&r, view), orig, "both directions agree");
+        assert_eq!(r.swap_run("sqlite_master", Class::String), None);
+        assert_eq!(
+            r.swap_run("SomethingIntPSet", Class::String).as_deref(),
+            Some("PressureIntPSet")
+        );
     }
 
     #[test]
