@@ -481,6 +481,25 @@ mod tests {
     }
 
     #[test]
+    fn a_name_kept_whole_beside_its_renamed_compound() {
+        // Django's `tests/aggregation` (a frozen run, shown as it is) and
+        // `tests/aggregation_regress` (the token renamed in the compound): the names differ
+        // only in the view, at the token they share. Package names are code names.
+        let mut r = Renamer::new(
+            [("aggregation", "able"), ("regress", "fable")],
+            ["aggregation"],
+            ["aggregation_regress"],
+        )
+        .unwrap();
+        let dir = names(&["aggregation", "aggregation_regress"]);
+        assert!(!sorted_the_same(&r, &dir));
+        let mut spare = names(&["abacus", "zither", "bagpipe"]);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &mut spare);
+        assert!(sorted_the_same(&r, &dir), "{rep:?}");
+        assert_eq!(rep.left, 0);
+    }
+
+    #[test]
     fn constraints_across_directories_settle() {
         // Three tokens, two directories, every draw inverted.
         let mut r = renamer(
