@@ -178,17 +178,37 @@ impl Bundle {
         if !self.levels.contains(&2) {
             return Ok(Renamer::default());
         }
-        Renamer::new(
-            self.tokens.iter().map(|(a, b)| (a.as_str(), b.as_str())),
-            self.frozen_runs
-                .keys()
-                .chain(self.outside_names.difference(&self.local_runs))
-                .map(String::as_str),
-            self.code_idents.iter().map(String::as_str),
+        level2_renamer(
+            &self.tokens,
+            &self.frozen_runs,
+            &self.outside_names,
+            &self.local_runs,
+            &self.code_idents,
+            &self.extensions,
         )
-        .map(|r| r.with_extensions(self.extensions.iter().map(String::as_str)))
         .map_err(BundleError::Invalid)
     }
+}
+
+/// The Level 2 map of a token map and the runs that decide how it applies: frozen runs and
+/// outside names (those only locals use released) never change, code runs swap in data.
+fn level2_renamer<V>(
+    tokens: &BTreeMap<String, String>,
+    frozen_runs: &BTreeMap<String, V>,
+    outside_names: &BTreeSet<String>,
+    local_runs: &BTreeSet<String>,
+    code_idents: &BTreeSet<String>,
+    extensions: &BTreeSet<String>,
+) -> Result<Renamer, String> {
+    Renamer::new(
+        tokens.iter().map(|(a, b)| (a.as_str(), b.as_str())),
+        frozen_runs
+            .keys()
+            .chain(outside_names.difference(local_runs))
+            .map(String::as_str),
+        code_idents.iter().map(String::as_str),
+    )
+    .map(|r| r.with_extensions(extensions.iter().map(String::as_str)))
 }
 
 fn levels_text(l: &[u8]) -> String {
@@ -565,7 +585,16 @@ pub fn build_with_env(
     // word either.
     excluded.extend(found.frozen_tokens.keys().cloned());
     let (mut tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
-    keep_sibling_order(tree, &found, &env_names, &excluded, opts.seed, &mut tokens);
+    let extensions = tree_extensions(tree);
+    keep_sibling_order(
+        tree,
+        &found,
+        &env_names,
+        &extensions,
+        &excluded,
+        opts.seed,
+        &mut tokens,
+    );
     // Lower-case joins of CamelCase names (`logentry` of `LogEntry`) map with them and count
     // as names the code uses, so strings holding them change alike.
     let joined = lexicon::joined_pairs(&found.owned_runs, &tokens, &excluded, |j| {
@@ -593,7 +622,7 @@ pub fn build_with_env(
         owned_runs: found.owned_runs,
         frozen_owned: found.frozen_owned,
         local_runs: found.local_runs,
-        extensions: tree_extensions(tree),
+        extensions,
         env_fingerprint: env.fingerprint.clone(),
         python: opts.python.to_string_lossy().into_owned(),
         freeze: opts.freeze.clone(),
@@ -607,24 +636,21 @@ fn keep_sibling_order(
     tree: &Tree,
     found: &policy::Findings,
     env_names: &BTreeSet<String>,
+    extensions: &BTreeSet<String>,
     excluded: &BTreeSet<String>,
     seed: u64,
     tokens: &mut BTreeMap<String, String>,
 ) {
-    let frozen = found
-        .frozen_runs
-        .keys()
-        .chain(env_names.difference(&found.local_runs))
-        .map(String::as_str);
-    let code = found.code_runs.iter().map(String::as_str);
-    let Ok(renamer) = Renamer::new(
-        tokens.iter().map(|(a, b)| (a.as_str(), b.as_str())),
-        frozen,
-        code,
+    let Ok(mut renamer) = level2_renamer(
+        tokens,
+        &found.frozen_runs,
+        env_names,
+        &found.local_runs,
+        &found.code_runs,
+        extensions,
     ) else {
         return;
     };
-    let mut renamer = renamer.with_extensions(tree_extensions(tree).iter().map(String::as_str));
     let mut dirs: BTreeMap<&Path, Vec<String>> = BTreeMap::new();
     for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
         if let (Some(parent), Some(name)) = (p.parent(), p.file_name().and_then(|n| n.to_str())) {
@@ -632,8 +658,8 @@ fn keep_sibling_order(
         }
     }
     let dirs: Vec<Vec<String>> = dirs.into_values().collect();
-    let mut spare = lexicon::spare(&found.owned_tokens, excluded, tokens, seed);
-    let repair = order::keep_sibling_order(&mut renamer, &dirs, &mut spare);
+    let spare = lexicon::spare(&found.owned_tokens, excluded, tokens, seed);
+    let repair = order::keep_sibling_order(&mut renamer, &dirs, &spare);
     for (token, word) in tokens.iter_mut() {
         if let Some(w) = renamer.word_of(token) {
             *word = w.to_string();
@@ -1088,12 +1114,8 @@ mod tests {
             ..EnvScan::default()
         };
         let opts = BuildOptions {
-            seed: 3,
-            levels: vec![2],
-            python: PathBuf::from("python3"),
-            freeze: vec![],
-            cache_dir: None,
             rename_pure_locals: true,
+            ..level2(3)
         };
         let off = BuildOptions {
             rename_pure_locals: false,
@@ -1118,8 +1140,6 @@ mod tests {
             src.as_bytes()
         );
     }
-    /// The real scan script over a made-up site-packages: a package's vendored copy of another
-    /// package is a group of its own, named by its import path and reached through its host.
     #[test]
     fn every_directory_sorts_in_the_view_as_in_the_original() {
         // Twelve test modules and a kept `conftest.py`: a seeded draw alone puts twelve
@@ -1144,14 +1164,7 @@ mod tests {
             dirs: vec![PathBuf::from("tests")],
             generated: vec![],
         };
-        let opts = BuildOptions {
-            seed: 7,
-            levels: vec![2],
-            python: PathBuf::from("python3"),
-            freeze: vec![],
-            cache_dir: None,
-            rename_pure_locals: false,
-        };
+        let opts = level2(7);
         let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
         let r = b.renamer().unwrap();
         let mut orig: Vec<String> = tree
@@ -1170,6 +1183,8 @@ mod tests {
         assert_eq!(view, sorted);
     }
 
+    /// The real scan script over a made-up site-packages: a package's vendored copy of another
+    /// package is a group of its own, named by its import path and reached through its host.
     #[test]
     fn env_scan_keeps_vendored_copies_apart() {
         let d = tempfile::tempdir().unwrap();
@@ -1270,14 +1285,7 @@ mod tests {
             dirs: vec![PathBuf::from("pkg")],
             generated: vec![],
         };
-        let opts = BuildOptions {
-            seed: 2,
-            levels: vec![2],
-            python: PathBuf::from("python3"),
-            freeze: vec![],
-            cache_dir: None,
-            rename_pure_locals: false,
-        };
+        let opts = level2(2);
         let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
         let r = b.renamer().unwrap();
         assert_eq!(r.swap_content(b"pkg/data.bin", &blob), &blob[..]);
@@ -1304,6 +1312,18 @@ mod tests {
     }
 
     /// A made-up scan: groups with their names, and what each group imports.
+    /// Level 2 at a seed, with the defaults of the command line.
+    fn level2(seed: u64) -> BuildOptions {
+        BuildOptions {
+            seed,
+            levels: vec![2],
+            python: PathBuf::from("python3"),
+            freeze: vec![],
+            cache_dir: None,
+            rename_pure_locals: false,
+        }
+    }
+
     fn made_up_env(groups: &[(&str, &[&str])], imports: &[(&str, &[&str])]) -> EnvScan {
         EnvScan {
             groups: groups
@@ -1435,14 +1455,7 @@ mod tests {
         env.module_paths = [(String::new(), strs(&["urllib", "urllib.robotparser"]))]
             .into_iter()
             .collect();
-        let opts = BuildOptions {
-            seed: 5,
-            levels: vec![2],
-            python: PathBuf::from("python3"),
-            freeze: vec![],
-            cache_dir: None,
-            rename_pure_locals: false,
-        };
+        let opts = level2(5);
         let b = build_with_env(&tree, &env, &opts, &Progress::hidden());
         let r = b.renamer().unwrap();
         let view = |name: &str, src: &str| {

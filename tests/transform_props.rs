@@ -35,10 +35,13 @@ const PAIRS: &[(&str, &str)] = &[
 /// image of `query_user`, `CableReply` of `HttpResponse`).
 const FROZEN: &[&str] = &["get", "setUp", "ledger_otter", "CableReply"];
 
-/// Code runs: originals (`query`, `user`) and images (`LedgerSuite` is the image of `QuerySet`).
+/// Code runs: originals (`query`, `user`) and images (`LedgerSuite` is the image of `QuerySet`);
+/// `user_get` is a code name of two words holding a frozen one, so strings joining it with
+/// other names (`query_user_get`) take `Renamer::swap_compound_of_names`.
 const CODE_IDENTS: &[&str] = &[
     "query",
     "user",
+    "user_get",
     "LedgerSuite",
     "http_response",
     "query_user",

@@ -44,12 +44,8 @@ const ROUNDS: usize = 64;
 
 /// Move words between the renamed tokens of `renamer` until each directory of `dirs` (the
 /// original names of one directory's entries) sorts the same in the view. `spare` holds
-/// unused words in the seeded order they may be taken; a word given up returns to it.
-pub fn keep_sibling_order(
-    renamer: &mut Renamer,
-    dirs: &[Vec<String>],
-    spare: &mut Vec<String>,
-) -> Repair {
+/// unused words in the seeded order they may be taken.
+pub fn keep_sibling_order(renamer: &mut Renamer, dirs: &[Vec<String>], spare: &[String]) -> Repair {
     let dirs: Vec<Vec<&str>> = dirs
         .iter()
         .map(|d| {
@@ -85,7 +81,6 @@ pub fn keep_sibling_order(
         }
         left = now;
     }
-    *spare = pool.seeded();
     repair.left = out_of_order(renamer);
     repair
 }
@@ -131,6 +126,10 @@ fn settle(renamer: &mut Renamer, d: &[&str], spare: &mut Spare, repair: &mut Rep
         let after = (k + 1..d.len()).find(|&j| keep[j]);
         let lo = before.filter(|&j| v[j] >= v[k]);
         let hi = after.filter(|&j| v[k] >= v[j]);
+        if lo.is_none() && hi.is_none() {
+            placed[k] = true;
+            continue;
+        }
         // The word that decides against the bound out of order, if this name shows it renamed.
         let token = lo
             .and_then(|j| decide(renamer, d[j], d[k]))
@@ -141,10 +140,6 @@ fn settle(renamer: &mut Renamer, d: &[&str], spare: &mut Spare, repair: &mut Rep
                     .filter(|w| w.renamed.0)
                     .map(|w| w.token.0)
             });
-        if lo.is_none() && hi.is_none() {
-            placed[k] = true;
-            continue;
-        }
         let Some(token) = token else {
             continue;
         };
@@ -276,13 +271,6 @@ impl Spare {
         let at = self.sorted.partition_point(|(x, _)| *x < w);
         self.sorted.insert(at, (w, self.next));
         self.next += 1;
-    }
-
-    /// The words in seeded order.
-    fn seeded(&self) -> Vec<String> {
-        let mut v: Vec<&(String, usize)> = self.sorted.iter().collect();
-        v.sort_by_key(|(_, r)| *r);
-        v.into_iter().map(|(w, _)| w.clone()).collect()
     }
 }
 
@@ -426,8 +414,8 @@ mod tests {
         let mut r = renamer(&[("bag", "zebra"), ("map", "apple")], &[]);
         let dir = names(&["bag_test.py", "map_test.py", "conftest.py"]);
         assert!(!sorted_the_same(&r, &dir), "the draw must be out of order");
-        let mut spare = Vec::new();
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &mut spare);
+        let spare = Vec::new();
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
         assert!(sorted_the_same(&r, &dir));
         assert_eq!((rep.exchanged, rep.redrawn, rep.left), (1, 0, 0));
         assert_eq!(r.word_of("bag"), Some("apple"));
@@ -445,8 +433,8 @@ mod tests {
         // what it cuts. `bag` keeps a five-letter word, taken from the spare ones.
         let mut r = renamer(&[("bag", "zebra"), ("map", "cat")], &[]);
         let dir = names(&["bag_test.py", "map_test.py"]);
-        let mut spare = names(&["aloe", "abbey", "bison", "zinnia", "zulu", "zut"]);
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &mut spare);
+        let spare = names(&["aloe", "abbey", "bison", "zinnia", "zulu", "zut"]);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
         assert!(sorted_the_same(&r, &dir));
         assert_eq!((rep.exchanged, rep.redrawn), (0, 1));
         // One of them moved, to a word as long as its own.
@@ -468,15 +456,16 @@ mod tests {
         let mut r = renamer(&[("deque", "walrus")], &["field"]);
         let dir = names(&["deque_test.py", "field_test.py"]);
         assert!(!sorted_the_same(&r, &dir));
-        let mut spare = names(&["yak", "cobra", "fig", "camel"]);
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &mut spare);
+        let spare = names(&["yak", "cobra", "fig", "camel"]);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
         assert!(sorted_the_same(&r, &dir));
         assert_eq!(rep.redrawn, 1);
         // The first spare word that sorts before `field` and is near in length.
         assert_eq!(r.word_of("deque"), Some("cobra"));
-        assert!(
-            spare.contains(&"walrus".to_string()),
-            "the old word is spare again"
+        assert_eq!(
+            r.word_of("walrus"),
+            None,
+            "the old word is bound to nothing"
         );
     }
 
@@ -493,8 +482,8 @@ mod tests {
         .unwrap();
         let dir = names(&["aggregation", "aggregation_regress"]);
         assert!(!sorted_the_same(&r, &dir));
-        let mut spare = names(&["abacus", "zither", "bagpipe"]);
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &mut spare);
+        let spare = names(&["abacus", "zither", "bagpipe"]);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
         assert!(sorted_the_same(&r, &dir), "{rep:?}");
         assert_eq!(rep.left, 0);
     }
@@ -511,7 +500,7 @@ mod tests {
             names(&["beta_x", "gamma_x"]),
             names(&["alpha_y", "gamma_y"]),
         ];
-        let rep = keep_sibling_order(&mut r, &dirs, &mut Vec::new());
+        let rep = keep_sibling_order(&mut r, &dirs, &[]);
         assert_eq!(rep.left, 0);
         for d in &dirs {
             assert!(sorted_the_same(&r, d), "{d:?}");
@@ -523,8 +512,8 @@ mod tests {
         // No spare word sorts before `field`: the pair stays out of order and is counted.
         let mut r = renamer(&[("deque", "walrus")], &["field"]);
         let dir = names(&["deque_test.py", "field_test.py"]);
-        let mut spare = names(&["zoo"]);
-        let rep = keep_sibling_order(&mut r, &[dir], &mut spare);
+        let spare = names(&["zoo"]);
+        let rep = keep_sibling_order(&mut r, &[dir], &spare);
         assert_eq!((rep.redrawn, rep.left), (0, 1));
     }
 }

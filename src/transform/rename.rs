@@ -162,12 +162,14 @@ impl Renamer {
     /// `"TEST_ARG"` may be built at run time from the frozen `arg`.
     fn has_frozen_piece(&self, run: &str) -> bool {
         tokens::split(run).into_iter().any(|p| match p {
-            Piece::Word(w, _) => {
-                self.frozen_runs.contains(w)
-                    || self.frozen_runs.contains(w.to_ascii_lowercase().as_str())
-            }
+            Piece::Word(w, _) => self.is_frozen_word(w),
             Piece::Other(_) => false,
         })
+    }
+
+    /// A letter token frozen as a run of its own, as written or in lower case.
+    fn is_frozen_word(&self, w: &str) -> bool {
+        self.frozen_runs.contains(w) || self.frozen_runs.contains(w.to_ascii_lowercase().as_str())
     }
 
     /// The swap of a data compound with a frozen piece, or `None` when it stays. A compound
@@ -188,10 +190,7 @@ impl Renamer {
     /// involution.
     fn swap_compound_of_names(&self, run: &str) -> Option<String> {
         let pieces = tokens::split(run);
-        let frozen = |w: &str| {
-            self.frozen_runs.contains(w)
-                || self.frozen_runs.contains(w.to_ascii_lowercase().as_str())
-        };
+        let frozen = |w: &str| self.is_frozen_word(w);
         let names_code = |x: &str| self.is_code_ident(x) && !self.is_frozen_run(x);
         // Spans of at most this many pieces are tried: code names of more are rare.
         const SPAN: usize = 4;
@@ -302,12 +301,11 @@ impl Renamer {
                 }
                 // A compound the code never uses, in a string or a text file (data the program
                 // reads, names it builds): it may be joined at run time from a frozen piece
-                // (`"TEST_" + arg.upper()`), so it is swapped only when no piece is frozen on
-                // its own (asked of the run and of its image, so both directions agree).
-                // Paths and free text follow the same rule, so a file name, a data key and the
-                // string naming it always agree. Comments have no run time.
-                // A compound made only of names (`held_by_frozen_piece`) is swapped with its
-                // frozen pieces as they are: they come from outside names at run time.
+                // (`"TEST_" + arg.upper()`), so when a piece is frozen on its own (asked of the
+                // run and of its image, so both directions agree) it is swapped only as a
+                // compound made of names (`swap_compound_of_names`). Paths and free text
+                // follow the same rule, so a file name, a data key and the string naming it
+                // always agree. Comments have no run time.
                 if class == Class::Comment
                     || !(self.has_frozen_piece(run) || self.has_frozen_piece(&img))
                 {
