@@ -25,7 +25,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 16
+SCAN_VERSION = 17
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -128,6 +128,27 @@ class Collector(ast.NodeVisitor):
         if isinstance(v, str) and v.isidentifier() and v.isupper() and len(v) >= 2:
             self.add(v)
 
+    def visit_Subscript(self, node):
+        # A string key outside code looks a mapping up by (`conv["thousands_sep"]` on the
+        # mapping `locale.localeconv()` returns, which C code builds): the repository reads
+        # that outside mapping by the same key, or hands outside code a mapping keyed by it.
+        self.add(identifier_string(node.slice))
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        # The same lookup spelled as a method (`options.get("log_level")`).
+        if isinstance(f, ast.Attribute) and name in MAPPING_LOOKUPS and node.args:
+            self.add(identifier_string(node.args[0]))
+        # Fields of a named tuple made from strings (`namedtuple("FullArgSpec", "args,
+        # varargs, ...")`, `NamedTuple("Row", [("key", str)])`) are attributes of its values,
+        # which the repository reads (`spec.varkw`) like any other outside attribute.
+        if name in NAMED_TUPLE_FACTORIES:
+            for n in named_tuple_fields(node):
+                self.add(n)
+        self.generic_visit(node)
+
     def visit_ImportFrom(self, node):
         for a in node.names:
             self.add(a.name)
@@ -139,6 +160,38 @@ class Collector(ast.NodeVisitor):
         for a in node.names:
             self.imports.add(a.name.split(".")[0])
         self.generic_visit(node)
+
+
+MAPPING_LOOKUPS = frozenset({"get", "pop", "setdefault"})
+NAMED_TUPLE_FACTORIES = frozenset({"namedtuple", "NamedTuple"})
+
+
+def identifier_string(e):
+    """The value of a string literal that is an identifier, else None."""
+    if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.isidentifier():
+        return e.value
+    return None
+
+
+def named_tuple_fields(call):
+    """Field names of a `namedtuple(typename, field_names)` or `NamedTuple(typename,
+    fields)` call given as literals: one string split at commas and spaces, or a list or
+    tuple of strings or of (name, type) pairs."""
+    spec = call.args[1] if len(call.args) >= 2 else None
+    for k in call.keywords:
+        if k.arg in ("field_names", "fields"):
+            spec = k.value
+    if isinstance(spec, ast.Constant) and isinstance(spec.value, str):
+        return [n for n in spec.value.replace(",", " ").split() if n.isidentifier()]
+    out = []
+    if isinstance(spec, (ast.List, ast.Tuple)):
+        for e in spec.elts:
+            if isinstance(e, (ast.Tuple, ast.List)) and e.elts:
+                e = e.elts[0]
+            n = identifier_string(e)
+            if n:
+                out.append(n)
+    return out
 
 
 def collect(args):

@@ -109,6 +109,43 @@ fn hyphenated_strings_of_outside_code_are_outside_names() {
     assert!(!has(stdlib, "Mixed"));
 }
 
+/// Outside code reads data by string keys and named-tuple fields: `locale` looks its
+/// `localeconv()` mapping up by `"thousands_sep"`, `inspect.getfullargspec` returns a named
+/// tuple whose fields are spelled in one string. Other strings of outside code stay free.
+#[test]
+fn keys_and_named_tuple_fields_of_outside_code_are_outside_names() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "stdlib/numfmt.py",
+        "import collections\n\
+         from typing import NamedTuple\n\
+         Spec = collections.namedtuple('Spec', 'spec_args, spec_varkw kwonly_defaults')\n\
+         Row = NamedTuple('Row', [('row_key', str), ('row_width', int)])\n\
+         Cell = namedtuple('Cell', field_names=['cell_span'])\n\
+         def grouping(conv, options):\n    \
+         sep = conv['thousands_sep']\n    \
+         return sep, options.get('digit_group'), print('plain_words here')\n",
+    );
+    let s = scan(d.path(), "");
+    let stdlib = s.groups.get("");
+    for name in [
+        "thousands_sep",
+        "digit_group",
+        "spec_args",
+        "spec_varkw",
+        "kwonly_defaults",
+        "row_key",
+        "row_width",
+        "cell_span",
+    ] {
+        assert!(has(stdlib, name), "{name} missing");
+    }
+    assert!(!has(stdlib, "plain_words"));
+    assert!(!has(stdlib, "here"));
+}
+
 /// Where `inspect.signature` gives up, the parameters are read from `__text_signature__` or
 /// from a signature on the first line of the docstring.
 #[test]
