@@ -597,11 +597,25 @@ pub fn build_with_env(
     );
     // Lower-case joins of CamelCase names (`logentry` of `LogEntry`) map with them and count
     // as names the code uses, so strings holding them change alike.
-    let joined = lexicon::joined_pairs(&found.owned_runs, &tokens, &excluded, |j| {
-        found.frozen_tokens.contains_key(j)
-            || found.frozen_runs.contains_key(j)
-            || env_names.contains(j)
-    });
+    let path_tokens: BTreeSet<String> = tree
+        .files
+        .iter()
+        .map(|f| &f.rel)
+        .chain(tree.dirs.iter())
+        .filter_map(|p| p.file_name().and_then(|n| n.to_str()))
+        .flat_map(|n| policy::all_tokens(n).collect::<Vec<_>>())
+        .collect();
+    let joined = lexicon::joined_pairs(
+        &found.owned_runs,
+        &tokens,
+        &excluded,
+        |j| {
+            found.frozen_tokens.contains_key(j)
+                || found.frozen_runs.contains_key(j)
+                || env_names.contains(j)
+        },
+        |j| path_tokens.contains(j),
+    );
     let mut code_idents = found.code_runs;
     code_idents.extend(joined.keys().cloned());
     tokens.extend(joined);

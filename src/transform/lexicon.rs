@@ -156,19 +156,27 @@ mod tests {
 /// names at run time (Django's `model_name`: `LogEntry` is `logentry` in migrations, content
 /// types and permissions): `logentry` <-> the join of its words' images, so that single word
 /// changes as the class does. Only names with a mapped word, and only joins whose image is
-/// neither a token of the repository nor an excluded word, and neither side already a word of
-/// the map; two names that join to the same letters with different images give none.
+/// neither a token of the repository nor an excluded word nor already a word of the map;
+/// two names that join to the same letters with different images give none.
+///
+/// A join that the draw already mapped on its own (`identifierlist` of sqlparse's
+/// `_process_identifierlist`, looked up as `"_process_" + type(x).__name__.lower()`) is
+/// mapped again to the join's image, so that every name holding it follows the class; unless
+/// `pinned` (its word decides the order of a directory, `bundle::keep_sibling_order`) or it is
+/// the image of another token.
 pub fn joined_pairs<'a>(
     runs: impl IntoIterator<Item = &'a String>,
     tokens: &BTreeMap<String, String>,
     excluded: &BTreeSet<String>,
     frozen: impl Fn(&str) -> bool,
+    pinned: impl Fn(&str) -> bool,
 ) -> BTreeMap<String, String> {
     use super::tokens::{split, Piece};
     let used: BTreeSet<&str> = tokens
         .iter()
         .flat_map(|(a, b)| [a.as_str(), b.as_str()])
         .collect();
+    let images: BTreeSet<&str> = tokens.values().map(String::as_str).collect();
     let mut found: BTreeMap<String, Option<String>> = BTreeMap::new();
     for run in runs {
         let pieces = split(run);
@@ -190,8 +198,9 @@ pub fn joined_pairs<'a>(
         }
         let clash = |w: &str| used.contains(w) || excluded.contains(w);
         // The join itself may be a token of the repository (a string `"logentry"`): that is
-        // the point. Its image must be new, and neither may already be a word of the map.
-        if used.contains(joined.as_str()) || clash(&image) {
+        // the point. Its image must be new.
+        let remapped = tokens.contains_key(&joined);
+        if images.contains(joined.as_str()) || (remapped && pinned(&joined)) || clash(&image) {
             continue;
         }
         match found.get(&joined) {
@@ -242,7 +251,7 @@ mod joined_tests {
         .map(|s| s.to_string())
         .collect();
         let excluded: BTreeSet<String> = ["logentry".to_string()].into_iter().collect();
-        let pairs = joined_pairs(&runs, &tokens, &BTreeSet::new(), |_| false);
+        let pairs = joined_pairs(&runs, &tokens, &BTreeSet::new(), |_| false, |_| false);
         // `ContentType` keeps its unmapped `type`; `log_entry` and `Log2Entry` are no joins,
         // and `TypeKind` has no mapped word.
         assert_eq!(
@@ -258,10 +267,61 @@ mod joined_tests {
             .into_iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
-        assert!(joined_pairs(&["SealBed".to_string()], &tokens2, &excluded, |_| false).is_empty());
-        assert!(
-            !joined_pairs(&runs, &tokens, &BTreeSet::new(), |j| j == "logentry")
-                .contains_key("logentry")
+        assert!(joined_pairs(
+            &["SealBed".to_string()],
+            &tokens2,
+            &excluded,
+            |_| false,
+            |_| false
+        )
+        .is_empty());
+        assert!(!joined_pairs(
+            &runs,
+            &tokens,
+            &BTreeSet::new(),
+            |j| j == "logentry",
+            |_| false
+        )
+        .contains_key("logentry"));
+    }
+
+    /// A join the draw mapped on its own (sqlparse's `identifierlist` of
+    /// `_process_identifierlist`) follows the class, unless its word is pinned by a
+    /// directory's order or is another token's image.
+    #[test]
+    fn a_join_drawn_on_its_own_follows_its_class() {
+        let tokens: BTreeMap<String, String> = [
+            ("identifier", "seal"),
+            ("list", "bed"),
+            ("identifierlist", "pear"),
+            ("process", "plum"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let runs = ["IdentifierList".to_string()];
+        let pairs = joined_pairs(&runs, &tokens, &BTreeSet::new(), |_| false, |_| false);
+        assert_eq!(
+            pairs.get("identifierlist").map(String::as_str),
+            Some("sealbed")
         );
+        let pinned = joined_pairs(
+            &runs,
+            &tokens,
+            &BTreeSet::new(),
+            |_| false,
+            |j| j == "identifierlist",
+        );
+        assert!(pinned.is_empty());
+        let mut image_of_other = tokens.clone();
+        image_of_other.insert("other".into(), "identifierlist".into());
+        assert!(joined_pairs(
+            &runs,
+            &image_of_other,
+            &BTreeSet::new(),
+            |_| false,
+            |_| false
+        )
+        .is_empty());
     }
 }

@@ -1240,7 +1240,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // A family member is decided by its run-time part, which the loop above may freeze after
     // the member was owned (`do_terminal_string` sorts before `terminal_string`, frozen as
     // data): repeat until no owned member is built from a frozen part.
+    // A class and the family member named after its lower case (sqlparse dispatches on
+    // `"_process_" + type(x).__name__.lower()` to `_process_where` for `Where`) stay together.
     loop {
+        let names = ClassNames::new(&f, &fragment_index);
         let late: Vec<String> = f
             .owned_runs
             .iter()
@@ -1248,6 +1251,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             .filter(|r| {
                 built_from_data(r, &fragment_index, input, &f, &all_runs)
                     || upper_case_of_frozen(r, &whole_strings, input, &f).is_some()
+                    || names.parts_with_frozen(r, &fragment_index)
             })
             .cloned()
             .collect();
@@ -1279,6 +1283,56 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Module names count as code identifiers: imports and strings name them.
     f.add_code_runs(input.tree_modules.iter().cloned());
     f
+}
+
+/// The lower-case spelling of a class-like run (`where` of `Where`, `identifierlist` of
+/// `IdentifierList`): a capital first, words only. Programs make it with
+/// `type(x).__name__.lower()`.
+fn class_lower(run: &str) -> Option<String> {
+    let starts_upper = run.as_bytes().first().is_some_and(u8::is_ascii_uppercase);
+    let words = tokens::split(run)
+        .iter()
+        .all(|p| matches!(p, Piece::Word(..)));
+    (starts_upper && words && run.bytes().any(|b| b.is_ascii_lowercase()))
+        .then(|| run.to_ascii_lowercase())
+}
+
+/// What ties classes to the family members named after their lower case, for one round of
+/// the family rule: the run-time parts of frozen members, and the lower case of frozen
+/// classes.
+struct ClassNames {
+    frozen_rests: HashSet<String>,
+    frozen_classes: HashSet<String>,
+}
+
+impl ClassNames {
+    fn new(f: &Findings, fragments: &FragmentIndex) -> ClassNames {
+        ClassNames {
+            frozen_rests: f
+                .frozen_owned
+                .iter()
+                .flat_map(|m| dynamic_rests(m, fragments))
+                .filter(|r| !r.bytes().any(|b| b.is_ascii_uppercase()))
+                .map(str::to_string)
+                .collect(),
+            frozen_classes: f
+                .frozen_runs
+                .keys()
+                .filter_map(|r| class_lower(r))
+                .collect(),
+        }
+    }
+
+    /// Whether `run` must stay because its partner stays: a class whose lower case is the
+    /// run-time part of a frozen member, or a member whose run-time part is the lower case
+    /// of a frozen class. Renamed together, they change alike (the class's words are the
+    /// member's tokens, and `lexicon::joined_pairs` maps a multi-word join with its class).
+    fn parts_with_frozen(&self, run: &str, fragments: &FragmentIndex) -> bool {
+        class_lower(run).is_some_and(|l| self.frozen_rests.contains(&l))
+            || dynamic_rests(run, fragments)
+                .iter()
+                .any(|rest| self.frozen_classes.contains(*rest))
+    }
 }
 
 /// An upper-case run (`SECONDS`, an enum member) whose lower case is a frozen run that the
@@ -2597,6 +2651,67 @@ class Parser:
             "{:?}",
             f.owned_runs
         );
+    }
+
+    /// A class and the member its lower case names stay together (sqlparse's
+    /// `"_process_{cls}".format(cls=type(x).__name__).lower()`): `_process_where` is frozen
+    /// because `where` is an outside name, so `Where` stays too; the frozen class `Over`
+    /// (an outside name) keeps `_process_over`, though `over` alone would be renamed. A class
+    /// with no frozen partner is renamed with its member (`ledger` is a code name, which
+    /// strings swap, so `_process_ledger` is not built from data).
+    #[test]
+    fn a_class_and_the_member_named_after_its_lower_case_stay_together() {
+        let src: &[u8] = br#"
+class Where:
+    pass
+class Over:
+    pass
+class Ledger:
+    pass
+ledger = Ledger()
+class Filter:
+    def process(self, node, over):
+        name = "_process_{cls}".format(cls=type(node).__name__)
+        return getattr(self, name.lower())(over)
+    def _process_where(self, node):
+        return node
+    def _process_over(self, node):
+        return node
+    def _process_ledger(self, node):
+        return node
+"#;
+        let defined = set(&[
+            "Where",
+            "Over",
+            "Ledger",
+            "Filter",
+            "process",
+            "node",
+            "over",
+            "name",
+            "_process_where",
+            "_process_over",
+            "_process_ledger",
+            "ledger",
+        ]);
+        let env = set(&["getattr", "lower", "format", "type", "where", "Over"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert_eq!(
+            f.frozen_runs.get("_process_where"),
+            Some(&FreezeReason::Dynamic)
+        );
+        assert_eq!(f.frozen_runs.get("Where"), Some(&FreezeReason::Dynamic));
+        assert_eq!(
+            f.frozen_runs.get("_process_over"),
+            Some(&FreezeReason::Dynamic)
+        );
+        assert!(
+            f.owned_runs.contains("over"),
+            "{:?}",
+            f.frozen_runs.get("over")
+        );
+        assert!(f.owned_runs.contains("Ledger") && f.owned_runs.contains("_process_ledger"));
     }
 
     /// A lone underscore joined to a name makes a family: dateutil's
