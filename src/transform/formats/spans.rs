@@ -18,6 +18,8 @@
 //! - version: a run right after `<number>.` (`dev0` in `1.0.dev0`, `post1`, `rc1`).
 //! - extension: the last dot-separated parts of a path-like word (`data/x.toml`, `*.tar.gz`,
 //!   `".toml"`) that are extensions of files in the tree (asked), as file names keep theirs.
+//! - character reference: a run between `&` and `;` (`&apos;`, `&xyzzy;`), the name of an
+//!   HTML or XML entity, which parsers look up in their own tables.
 
 use super::Ask;
 use crate::transform::lexer::{is_word_at, Class, Run};
@@ -77,7 +79,10 @@ pub fn protect(s: &[u8], runs: &mut [Run], ask: &dyn Ask) {
         if r.class == Class::Code || r.class == Class::Fixed {
             continue;
         }
-        if fixed.iter().any(|&(a, b)| r.start < b && a < r.end) || after_number_dot(s, r.start) {
+        if fixed.iter().any(|&(a, b)| r.start < b && a < r.end)
+            || after_number_dot(s, r.start)
+            || is_entity_name(s, r)
+        {
             r.class = Class::Fixed;
         }
     }
@@ -158,6 +163,11 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
         }
         i = j.max(i + 1);
     }
+}
+
+/// Whether a run is the name of a character reference: `&` right before it, `;` right after.
+fn is_entity_name(s: &[u8], r: &Run) -> bool {
+    r.start >= 1 && s[r.start - 1] == b'&' && s.get(r.end) == Some(&b';')
 }
 
 /// Whether the byte before `start` is a dot preceded by a word that starts with a digit
@@ -272,6 +282,16 @@ mod tests {
         assert_eq!(
             fixed("1.0.dev0 2.post1 v1.query 3.rc1", &[]),
             ["dev0", "post1", "rc1"]
+        );
+    }
+
+    /// pyparsing's tests spell `"Don&apos;t"` while its code has a name `APOS`: the entity
+    /// stays, whatever the code calls its words.
+    #[test]
+    fn names_of_character_references() {
+        assert_eq!(
+            fixed("Don&apos;t &amp;&query; & query; &query query;", &[]),
+            ["apos", "amp", "query"]
         );
     }
 
