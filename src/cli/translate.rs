@@ -36,7 +36,12 @@ pub fn translate(args: &TranslateArgs) -> Result<(), CliError> {
                         .into(),
                 )
             })?;
-            map.bundle.renamer()?.swap_text(&text).into_bytes()
+            let r = map.bundle.renamer()?;
+            match args.to {
+                Direction::View => r.swap_text(&text),
+                Direction::Original => r.view_text_to_original(&text),
+            }
+            .into_bytes()
         }
     };
     std::io::stdout()

@@ -392,7 +392,7 @@ fn run_view(
         .results
         .into_iter()
         .map(|r| TestResult {
-            id: renamer.swap_text(&r.id),
+            id: renamer.view_text_to_original(&r.id),
             outcome: r.outcome,
             detail: r.detail,
         })
@@ -401,7 +401,7 @@ fn run_view(
         RunResult {
             results: translated,
             success: run.success,
-            tail: renamer.swap_text(&run.tail),
+            tail: renamer.view_text_to_original(&run.tail),
         },
         raw,
     ))
@@ -555,7 +555,7 @@ fn compare(
                         view: v.outcome,
                         original_detail_in_view: renamer.swap_text(&o.detail),
                         original_detail: o.detail.clone(),
-                        view_detail_in_original: renamer.swap_text(&view_detail),
+                        view_detail_in_original: renamer.view_text_to_original(&view_detail),
                         view_detail,
                     });
                 }

@@ -49,6 +49,9 @@ pub enum FreezeReason {
     /// Spelled by a regular expression of the repository (`platform[._](machine|release)`):
     /// the text it matches keeps the word (see `patterns`).
     Pattern,
+    /// The lower case of hyphenated data the tree holds capitalised (`last-translator`
+    /// beside the header `Last-Translator`): code compares it with that data lowercased.
+    Data,
 }
 
 /// Python keywords and soft keywords (3.12).
@@ -957,6 +960,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
     }
     freeze_sphinx_settings(input, &mut f);
+    freeze_lower_case_of_capitalised_data(input, &facts, &mut f);
     // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
     // tools' vocabulary, not places where the repository uses a name; their tokens are only
     // kept out of the virtual words.
@@ -1682,6 +1686,53 @@ fn identifier_runs(b: &[u8]) -> impl Iterator<Item = &str> {
         })
         .filter(|w| w.len() >= MIN_TOKEN_LEN)
         .filter_map(|w| std::str::from_utf8(w).ok())
+}
+
+/// Hyphenated words of a text (`Last-Translator`, `x-y-z`): runs of letters, digits and `_`
+/// joined by single hyphens.
+fn hyphen_words(b: &[u8]) -> impl Iterator<Item = &str> {
+    let part = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    b.split(move |&c| !part(c))
+        .filter_map(|w| std::str::from_utf8(w).ok())
+        .map(|w| w.trim_matches('-'))
+        .filter(|w| w.contains('-') && !w.contains("--"))
+}
+
+/// A hyphenated string in lower case (`"last-translator"`, `"metadata-version"`) stays when
+/// the tree holds the same words capitalised as data the view keeps (`Last-Translator:` in
+/// a PO header, `Metadata-Version:` in an e-mail header): parsers lowercase such names
+/// before comparing (babel, `email.message` in packaging), so the lower case must stay with
+/// the data. Without it, the string swaps like its underscore form (`last_translator`, a
+/// code name) while the data keeps its words. The capitalised spelling must be one the view
+/// keeps: no piece of it, and not its underscore form, is a code name.
+fn freeze_lower_case_of_capitalised_data(
+    input: &PolicyInput<'_>,
+    facts: &[FileFacts<'_>],
+    f: &mut Findings,
+) {
+    let code: HashSet<&str> = facts
+        .iter()
+        .flat_map(|ff| ff.code_runs.iter().copied())
+        .collect();
+    let contents = input
+        .python
+        .iter()
+        .chain(input.text.iter())
+        .map(|(_, b)| *b);
+    let found: BTreeSet<String> = contents
+        .flat_map(hyphen_words)
+        .filter(|w| w.bytes().any(|b| b.is_ascii_uppercase()))
+        .filter(|w| {
+            !code.contains(w.replace('-', "_").as_str()) && !w.split('-').any(|p| code.contains(p))
+        })
+        .map(str::to_ascii_lowercase)
+        .collect();
+    for lower in found {
+        let underscore = lower.replace('-', "_");
+        if code.contains(underscore.as_str()) && owned_tokens(&underscore).next().is_some() {
+            f.frozen_runs.entry(lower).or_insert(FreezeReason::Data);
+        }
+    }
 }
 
 /// Words joined by hyphens in a binary file (`ld-musl-x86_64` of an ELF interpreter path), in
@@ -2712,6 +2763,35 @@ class Filter:
             f.frozen_runs.get("over")
         );
         assert!(f.owned_runs.contains("Ledger") && f.owned_runs.contains("_process_ledger"));
+    }
+
+    /// The lower case of a capitalised header the tree keeps is data (babel compares
+    /// `name == 'last-translator'` with a PO header lowercased): `last-translator` is frozen
+    /// as `Data` when `Last-Translator` is no code name and `last_translator` is one. A
+    /// capitalised spelling the view renames (`Shelf-Count`, `Shelf` being a class) freezes
+    /// nothing.
+    #[test]
+    fn lower_case_of_capitalised_headers_is_data() {
+        let src: &[u8] = br#"
+class Shelf:
+    def __init__(self, last_translator, shelf_count):
+        self.last_translator = last_translator
+        self.shelf_count = shelf_count
+    def headers(self):
+        return [("Last-Translator", self.last_translator), ("Shelf-Count", self.shelf_count)]
+    def read(self, name, value):
+        if name.lower() == "last-translator":
+            self.last_translator = value
+        elif name.lower() == "shelf-count":
+            self.shelf_count = value
+"#;
+        let defined = set(&["Shelf", "last_translator", "shelf_count", "headers", "read"]);
+        let env = set(&["lower", "name", "value"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        assert_eq!(f.frozen_runs.get("last-translator"), Some(&FreezeReason::Data));
+        assert!(!f.frozen_runs.contains_key("shelf-count"));
+        assert!(f.owned_runs.contains("last_translator"));
     }
 
     /// A lone underscore joined to a name makes a family: dateutil's

@@ -27,6 +27,9 @@ pub struct Renamer {
     frozen_runs: HashSet<Box<str>>,
     /// Runs the repository's code uses (original names): strings and comments swap these.
     code_idents: HashSet<Box<str>>,
+    /// The view's words (the second word of every pair): no original text holds one, as
+    /// virtual words are drawn outside every token the repository has.
+    virtual_words: HashSet<Box<str>>,
     /// Extensions of files in the tree (the parts after a name's first dot), kept wherever
     /// text shows them as an extension (`formats::spans`).
     extensions: HashSet<Box<str>>,
@@ -70,6 +73,7 @@ impl Renamer {
         code_idents: impl IntoIterator<Item = &'a str>,
     ) -> Result<Self, String> {
         let mut map: HashMap<Box<str>, Box<str>> = HashMap::new();
+        let mut virtual_words = HashSet::new();
         for (a, b) in pairs {
             if a == b || a.len() < 3 || b.len() < 3 {
                 return Err(format!("bad pair {a} <-> {b}"));
@@ -84,6 +88,7 @@ impl Renamer {
             }
             map.insert(a.into(), b.into());
             map.insert(b.into(), a.into());
+            virtual_words.insert(b.into());
         }
         let code_idents: HashSet<Box<str>> = code_idents.into_iter().map(Into::into).collect();
         let code_affixes = code_idents.iter().flat_map(|r| affixes(r)).collect();
@@ -91,6 +96,7 @@ impl Renamer {
             tokens: map,
             frozen_runs: frozen_runs.into_iter().map(Into::into).collect(),
             code_idents,
+            virtual_words,
             extensions: HashSet::new(),
             code_affixes,
         })
@@ -336,6 +342,47 @@ impl Renamer {
         }
     }
 
+    /// Text that only the view produced (a test id a run reports, a traceback) in original
+    /// names: `swap_text`, then every word still left that is a view word goes back to its
+    /// token. Names a program builds at run time from renamed data are no code names, so
+    /// `swap_text` keeps them (markdown's test `test_marching_syntax`, made from the data
+    /// file `marching-syntax.txt`, is `test_markdown_syntax` in the original). Only this
+    /// direction can be decided word by word: text in the original never holds a view word,
+    /// while an original word in a compound may be data the view keeps.
+    pub fn view_text_to_original(&self, text: &str) -> String {
+        let swapped = self.swap_text(text);
+        let b = swapped.as_bytes();
+        let mut out = String::with_capacity(swapped.len());
+        let mut last = 0;
+        for r in lexer::text_runs(b) {
+            let run = &swapped[r.start..r.end];
+            let mut back = String::new();
+            let mut changed = false;
+            for p in tokens::split(run) {
+                match p {
+                    Piece::Word(w, shape) if w.len() >= 3 => {
+                        let key = w.to_ascii_lowercase();
+                        match self.tokens.get(key.as_str()) {
+                            Some(t) if self.virtual_words.contains(key.as_str()) => {
+                                tokens::render(t, shape, &mut back);
+                                changed = true;
+                            }
+                            _ => back.push_str(w),
+                        }
+                    }
+                    other => back.push_str(other.text()),
+                }
+            }
+            if changed {
+                out.push_str(&swapped[last..r.start]);
+                out.push_str(&back);
+                last = r.end;
+            }
+        }
+        out.push_str(&swapped[last..]);
+        out
+    }
+
     /// Swap one path component: runs before the extension use the string rule (so a file name
     /// and a string naming it agree); the extension and names of non-UTF-8 bytes are kept.
     pub fn swap_name<'a>(&self, name: &'a [u8]) -> Cow<'a, [u8]> {
@@ -358,8 +405,25 @@ impl Renamer {
     /// The swap of a hyphenated group of string runs (`"other-cmd"`, `"--start-after"`):
     /// when its underscore form is a code identifier (or that form's image is), each piece
     /// takes its token image, as the identifier does. `None` when the group is not such a name.
-    fn swap_hyphen_group(&self, pieces: &[&str]) -> Option<Vec<String>> {
+    fn swap_hyphen_group(&self, pieces: &[&str], whole_literal: bool) -> Option<Vec<String>> {
+        // A whole string literal that is data kept as written (`"last-translator"`, compared
+        // with a header lowercased; `policy::FreezeReason::Data`): no piece changes either.
+        // Inside a longer string (`"last-translator="`, an option whose attribute is the
+        // code name `last_translator`) the group swaps as usual.
+        let keep = || Some(pieces.iter().map(|p| p.to_string()).collect());
+        if whole_literal && self.frozen_runs.contains(pieces.join("-").as_str()) {
+            return keep();
+        }
         let joined = pieces.join("_");
+        // A capitalised group whose lower case is a name that stays (`Metadata-Version`,
+        // `metadata_version` an outside name) is that name written as a header, which
+        // parsers lowercase: it stays whole, though a piece (`Metadata`, a class) is renamed
+        // on its own elsewhere.
+        if joined.bytes().any(|b| b.is_ascii_uppercase())
+            && self.is_frozen_run(&joined.to_ascii_lowercase())
+        {
+            return keep();
+        }
         let img = self.image(&joined)?;
         if self.is_frozen_run(&joined) || self.is_frozen_run(&img) {
             return None;
@@ -405,7 +469,12 @@ impl Renamer {
                     .iter()
                     .map(|x| std::str::from_utf8(&s[x.start..x.end]).unwrap_or(""))
                     .collect();
-                if let Some(new) = self.swap_hyphen_group(&pieces) {
+                // The bytes around the group are never part of a run, so the view shows the
+                // same quotes and decides the same way.
+                let open = runs[i].start.checked_sub(1).map(|k| s[k]);
+                let whole_literal =
+                    matches!(open, Some(b'"' | b'\'')) && s.get(runs[j - 1].end).copied() == open;
+                if let Some(new) = self.swap_hyphen_group(&pieces, whole_literal) {
                     let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
                     for (x, n) in runs[i..j].iter().zip(new) {
                         o.extend_from_slice(&s[last..x.start]);
@@ -453,9 +522,11 @@ impl Renamer {
     pub(crate) fn rebind(&mut self, token: &str, word: &str) {
         if let Some(old) = self.tokens.remove(token) {
             self.tokens.remove(&old);
+            self.virtual_words.remove(&old);
         }
         self.tokens.insert(token.into(), word.into());
         self.tokens.insert(word.into(), token.into());
+        self.virtual_words.insert(word.into());
     }
 
     /// Exchange the words of two renamed tokens of the original.
@@ -634,6 +705,51 @@ mod tests {
             ),
             "x = ['ledger', 'set', 'otter_suite', 'http']  # ledger set\n"
         );
+    }
+
+    /// A test id the view's run built from renamed data (`test_` + the stem of the data
+    /// file `ledger-syntax.txt`) goes back word by word; code names go back as always, and
+    /// original words the view kept stay.
+    #[test]
+    fn view_text_goes_back_word_by_word() {
+        // `syntax` is frozen, so strings keep the compound whole.
+        let r = Renamer::new(
+            [("query", "ledger"), ("user", "otter")],
+            ["syntax"],
+            ["query_user", "TestQuery"],
+        )
+        .unwrap();
+        assert_eq!(r.swap_text("test_ledger_syntax"), "test_ledger_syntax");
+        assert_eq!(
+            r.view_text_to_original(
+                "tests/test_x.py::TestLedger::test_ledger_syntax ledger_otter user"
+            ),
+            "tests/test_x.py::TestQuery::test_query_syntax query_user user"
+        );
+    }
+
+    /// Header names: a whole literal frozen as data (`"last-translator"`) stays, while the
+    /// same words inside a longer string (an option, `"last-translator="`) swap as the code
+    /// name; a capitalised group whose lower case stays (`Metadata-Version`, with
+    /// `metadata_version` frozen) stays whole though its piece `Metadata` is a code name.
+    #[test]
+    fn header_names_stay_with_their_data() {
+        let r = Renamer::new(
+            [("translator", "ledger"), ("metadata", "otter")],
+            ["last-translator", "metadata_version"],
+            ["last_translator", "Metadata"],
+        )
+        .unwrap();
+        let src = concat!(
+            "if name == 'last-translator': opts = ['last-translator=', '--last-translator']\n",
+            "h = 'Metadata-Version: 2.3 Metadata'\n"
+        );
+        let want = concat!(
+            "if name == 'last-translator': opts = ['last-ledger=', '--last-ledger']\n",
+            "h = 'Metadata-Version: 2.3 Otter'\n"
+        );
+        assert_eq!(swap_py(&r, src), want);
+        assert_eq!(swap_py(&r, want), src);
     }
 
     #[test]
