@@ -98,20 +98,48 @@ PROJECTS=(
     "work|xmltodict|0.13.0|pytest|.|xmltodict|tests|$PYTEST|"
     "work|cssselect|1.2.0|pytest|.|cssselect|tests|$PYTEST lxml==5.3.0|"
     "work|inflection|0.5.1|pytest|.|inflection|test_inflection.py|$PYTEST|"
-    "held|pathspec|0.12.1|pytest|.|pathspec|tests|$PYTEST|"
-    "held|decorator|5.1.1|pytest|src|decorator|src/tests/test.py|$PYTEST|"
-    "held|sqlparse|0.5.1|pytest|.|sqlparse|tests|$PYTEST|"
-    "held|boltons|24.0.0|pytest|.|boltons|tests|$PYTEST|"
-    "held|python-dotenv|1.0.1|pytest|src|dotenv|tests|$PYTEST click==8.1.7 sh==2.0.7|"
-    "held|colorama|0.4.6|pytest|.|colorama|colorama/tests|$PYTEST|"
-    "held|natsort|8.4.0|pytest|.|natsort|tests|$PYTEST hypothesis==6.112.1 pytest-mock==3.14.0|"
-    "held|toml|0.10.2|pytest|.|toml|tests|$PYTEST|"
+    "work|pathspec|0.12.1|pytest|.|pathspec|tests|$PYTEST|"
+    "work|decorator|5.1.1|pytest|src|decorator|src/tests/test.py|$PYTEST|"
+    "work|sqlparse|0.5.1|pytest|.|sqlparse|tests|$PYTEST|"
+    "work|boltons|24.0.0|pytest|.|boltons|tests|$PYTEST|"
+    "work|python-dotenv|1.0.1|pytest|src|dotenv|tests|$PYTEST click==8.1.7 sh==2.0.7|"
+    "work|colorama|0.4.6|pytest|.|colorama|colorama/tests|$PYTEST|"
+    "work|natsort|8.4.0|pytest|.|natsort|tests|$PYTEST hypothesis==6.112.1 pytest-mock==3.14.0|"
+    "work|toml|0.10.2|pytest|.|toml|tests|$PYTEST|"
+    "held|mistune|3.0.2|pytest|src|mistune|tests|$PYTEST|"
+    "held|marshmallow|3.22.0|pytest|src|marshmallow|tests|$PYTEST packaging==24.1 pytz==2024.2 simplejson==3.19.3||yes"
+    "held|voluptuous|0.15.2|pytest|.|voluptuous|voluptuous/tests|$PYTEST|"
+    "held|pycparser|2.22|pytest|.|pycparser|tests|$PYTEST|"
+    "held|parso|0.8.4|pytest|.|parso|test|$PYTEST docopt==0.6.2|"
+    "held|ecdsa|0.19.0|pytest|src|ecdsa|src/ecdsa|$PYTEST six==1.16.0 hypothesis==6.112.1 attrs==24.2.0 sortedcontainers==2.4.0|"
+    "held|schema|0.7.7|pytest|.|schema|test_schema.py|$PYTEST|"
+    "held|jsonpointer|3.0.0|pytest|.|jsonpointer|tests.py|$PYTEST|"
 )
 
 mkdir -p "$WORK/cache"
 WORK=$(cd "$WORK" && pwd)
 
 log() { printf '[corpus] %s\n' "$*" >&2; }
+
+# Locales some suites set (natsort's fixtures load en_US.UTF-8 and de_DE.UTF-8 and fail
+# without them, on both sides alike): generated once on Debian when missing and run as root.
+need_locales() {
+    local missing=()
+    for l in en_US de_DE; do
+        locale -a 2>/dev/null | grep -qix "$l.utf-\?8" || missing+=("$l")
+    done
+    [ ${#missing[@]} -eq 0 ] && return
+    if [ "$(id -u)" = 0 ] && [ -w /etc/locale.gen ] && command -v locale-gen >/dev/null; then
+        log "generating locales ${missing[*]} (UTF-8) for the suites that set them"
+        for l in "${missing[@]}"; do
+            grep -q "^$l.UTF-8 UTF-8" /etc/locale.gen || echo "$l.UTF-8 UTF-8" >>/etc/locale.gen
+        done
+        locale-gen >/dev/null 2>&1 || log "locale-gen failed: suites that set ${missing[*]} will error on both sides"
+    else
+        log "locales ${missing[*]} (UTF-8) are missing: suites that set them will error on both sides"
+    fi
+}
+need_locales
 
 # translate DIRECTION NAME: stdin -> stdout with the project's view options
 translate() {
