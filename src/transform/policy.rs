@@ -2789,7 +2789,10 @@ class Shelf:
         let env = set(&["lower", "name", "value"]);
         let input = one_file(src, &env, &defined);
         let f = analyze(&input);
-        assert_eq!(f.frozen_runs.get("last-translator"), Some(&FreezeReason::Data));
+        assert_eq!(
+            f.frozen_runs.get("last-translator"),
+            Some(&FreezeReason::Data)
+        );
         assert!(!f.frozen_runs.contains_key("shelf-count"));
         assert!(f.owned_runs.contains("last_translator"));
     }

@@ -297,6 +297,11 @@ impl Renamer {
                 if self.is_other_case_of_code_ident(run) || self.is_other_case_of_code_ident(&img) {
                     return Some(img);
                 }
+                // A code name between underscores (`_Markdown_`, emphasis in Markdown text
+                // that the program renders as `<em>Markdown</em>`) is that name marked up.
+                if self.is_emphasised_code_ident(run) || self.is_emphasised_code_ident(&img) {
+                    return Some(img);
+                }
                 if tokens::word_count(run) < 2 {
                     return None;
                 }
@@ -320,6 +325,18 @@ impl Renamer {
                 self.swap_compound_of_names(run)
             }
         }
+    }
+
+    /// Whether `run` is `_name_` (one underscore each side, no dunder) around a code name
+    /// that is not frozen.
+    fn is_emphasised_code_ident(&self, run: &str) -> bool {
+        let Some(core) = run.strip_prefix('_').and_then(|r| r.strip_suffix('_')) else {
+            return false;
+        };
+        !core.starts_with('_')
+            && !core.ends_with('_')
+            && self.is_code_ident(core)
+            && !self.is_frozen_run(core)
     }
 
     /// Swap the runs of a file's contents according to its kind. Involution.
@@ -748,6 +765,23 @@ mod tests {
             "if name == 'last-translator': opts = ['last-ledger=', '--last-ledger']\n",
             "h = 'Metadata-Version: 2.3 Otter'\n"
         );
+        assert_eq!(swap_py(&r, src), want);
+        assert_eq!(swap_py(&r, want), src);
+    }
+
+    /// markdown's tests render `"A _Markdown_ paragraph"` to `<em>Markdown</em>`: the name
+    /// between underscores swaps as the class does; a dunder and a name that is no code
+    /// name stay.
+    #[test]
+    fn code_names_between_underscores_follow_them() {
+        let r = Renamer::new(
+            [("markdown", "ledger"), ("user", "otter")],
+            [],
+            ["Markdown"],
+        )
+        .unwrap();
+        let src = "s = 'A _Markdown_ and <em>Markdown</em>, __Markdown__, _user_'\n";
+        let want = "s = 'A _Ledger_ and <em>Ledger</em>, __Markdown__, _user_'\n";
         assert_eq!(swap_py(&r, src), want);
         assert_eq!(swap_py(&r, want), src);
     }
