@@ -573,6 +573,10 @@ pub struct Fragment {
     /// Whether the run-time part follows the fixed part (`"visit_" + x`): names of the family
     /// start with `text`; otherwise they end with it.
     pub prefix: bool,
+    /// For a fixed end that follows a run-time part which itself follows a fixed start in the
+    /// same literal (`_combinator` of `"xpath_%s_combinator"`), that start: the run-time part
+    /// is the middle of the family's names.
+    pub after: Option<String>,
 }
 
 impl Fragment {
@@ -590,6 +594,8 @@ pub fn dynamic_fragments(src: &[u8]) -> Vec<Fragment> {
 /// `dynamic_fragments` over runs already lexed from `src`.
 pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
     let mut out = Vec::new();
+    // The fixed start last seen, with where it ends, for infix families.
+    let mut last_start: Option<(String, usize)> = None;
     for &r in runs {
         if r.class != Class::String {
             continue;
@@ -624,13 +630,25 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
         if text.bytes().filter(u8::is_ascii_alphabetic).count() < 2 && !lone_underscore {
             continue;
         }
+        // The start of the same literal: nothing between the two runs closes a string or a
+        // line (`"xpath_%s_combinator"`, `f"get_{field}_display"`).
+        let after = last_start.take().filter(|(_, end)| {
+            dynamic_before
+                && !src[*end..r.start]
+                    .iter()
+                    .any(|b| matches!(b, b'"' | b'\'' | b'\n'))
+        });
         if dynamic_after || open_end {
             out.push(Fragment {
                 text: text.to_string(),
                 run: run.to_string(),
                 joined: dynamic_after,
                 prefix: true,
+                after: None,
             });
+            if dynamic_after {
+                last_start = Some((text.to_string(), r.end));
+            }
         }
         if dynamic_before || open_start {
             out.push(Fragment {
@@ -638,6 +656,7 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                 run: run.to_string(),
                 joined: dynamic_before,
                 prefix: false,
+                after: after.map(|(t, _)| t),
             });
         }
     }
@@ -650,7 +669,16 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
 /// data (a node's class name, a template keyword), so it must be renamed exactly when that
 /// data is: the caller freezes the run when the run-time part is frozen.
 pub fn dynamic_rests<'r>(run: &'r str, fragments: &FragmentIndex) -> Vec<&'r str> {
-    fragments.matches(run).into_iter().map(|m| m.rest).collect()
+    let mut out: Vec<&str> = fragments.matches(run).into_iter().map(|m| m.rest).collect();
+    // The middle of an infix family's member (`child` of `xpath_child_combinator`).
+    for (start, end) in &fragments.infixes {
+        if run.len() > start.len() + end.len() && run.starts_with(start.as_str()) {
+            if let Some(mid) = run[start.len()..].strip_suffix(end.as_str()) {
+                out.push(mid);
+            }
+        }
+    }
+    out
 }
 
 /// How a run belongs to the family of a dynamic fragment.
@@ -669,6 +697,8 @@ pub struct FamilyMatch<'r> {
 pub struct FragmentIndex {
     prefixes: HashSet<String>,
     suffixes: HashSet<String>,
+    /// Fixed starts and ends of one literal around a run-time part (see [`Fragment::after`]).
+    infixes: HashSet<(String, String)>,
     /// Every prefix ends and every suffix starts with `_`, so a run can only split next to
     /// an underscore (most runs have none or one: far fewer lookups).
     underscore_joins: bool,
@@ -722,6 +752,9 @@ impl FragmentIndex {
             } else {
                 ix.underscore_joins &= f.text.starts_with('_');
                 ix.suffixes.insert(f.text.clone());
+                if let Some(start) = &f.after {
+                    ix.infixes.insert((start.clone(), f.text.clone()));
+                }
             }
         }
         ix
@@ -1165,6 +1198,13 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .collect();
     f.add_code_runs(joins);
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
+    let hyphen_data: HashSet<String> = input
+        .python
+        .iter()
+        .chain(input.text.iter())
+        .flat_map(|(_, b)| hyphen_words(b))
+        .map(|w| w.replace('-', "_"))
+        .collect();
     // Outside names in lower case: an upper-case run of the repository that spells one is a
     // name made from it at run time (pyflakes dispatches on `type(node).__name__.upper()` to
     // handlers named `FUNCTIONDEF`, after `ast.FunctionDef`).
@@ -1197,7 +1237,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         // (`rename::segments`): freezing it whole would keep a segment that changes elsewhere.
         let reason = reason.or_else(|| {
             (super::rename::segments(run).is_none()
-                && built_from_data(run, &fragment_index, input, &f, &all_runs))
+                && built_from_data(run, &fragment_index, input, &f, &all_runs, &hyphen_data))
             .then_some(FreezeReason::Dynamic)
         });
         // A CamelCase name whose lower-case join must stay (an outside name, `selfref`)
@@ -1253,7 +1293,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             .iter()
             .filter(|r| super::rename::segments(r).is_none())
             .filter(|r| {
-                built_from_data(r, &fragment_index, input, &f, &all_runs)
+                built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
                     || upper_case_of_frozen(r, &whole_strings, input, &f).is_some()
                     || names.parts_with_frozen(r, &fragment_index)
             })
@@ -1277,7 +1317,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .iter()
         .filter(|r| !owned.contains(r) && !f.frozen_runs.contains_key(*r))
         .filter(|r| super::rename::segments(r).is_none())
-        .filter(|r| built_from_data(r, &fragment_index, input, &f, &all_runs))
+        .filter(|r| built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data))
         .cloned()
         .collect();
     for run in undefined {
@@ -1510,6 +1550,7 @@ fn built_from_data(
     input: &PolicyInput<'_>,
     f: &Findings,
     all_runs: &HashSet<&str>,
+    hyphen_data: &HashSet<String>,
 ) -> bool {
     dynamic_rests(run, fragment_index).into_iter().any(|rest| {
         freeze_reason(rest, input, f).is_some()
@@ -1517,7 +1558,10 @@ fn built_from_data(
             // A compound that strings keep whole (a piece of it is frozen on its own and it
             // is no start or end of a code name), when the repository holds it as data: that
             // is where the run-time part comes from.
-            || (kept_in_strings(rest, input, f) && all_runs.contains(rest))
+            // Hyphenated data counts in its underscore form (`"nth-last-child"`, which
+            // cssselect turns into `xpath_nth_last_child_function` with `.replace("-", "_")`).
+            || (kept_in_strings(rest, input, f)
+                && (all_runs.contains(rest) || hyphen_data.contains(rest)))
     })
 }
 
@@ -2763,6 +2807,54 @@ class Filter:
             f.frozen_runs.get("over")
         );
         assert!(f.owned_runs.contains("Ledger") && f.owned_runs.contains("_process_ledger"));
+    }
+
+    /// A placeholder in the middle of a literal makes an infix family (cssselect's
+    /// `"xpath_%s_combinator" % mapping[c]` and `"xpath_%s_function" %
+    /// name.replace("-", "_")`): the middle is the run-time part, so
+    /// `xpath_child_combinator` stays with the outside `child` its data holds, and
+    /// `xpath_nth_last_child_function` with the hyphenated data `"nth-last-child"` (a frozen
+    /// word in a compound strings keep). A member whose middle is a code name
+    /// (`xpath_ledger_combinator`) is renamed.
+    #[test]
+    fn a_placeholder_inside_a_literal_makes_an_infix_family() {
+        let src: &[u8] = br#"
+MAPPING = {">": "child", "~": "ledger"}
+PSEUDO = ":nth-last-child("
+class Translator:
+    def combine(self, c):
+        return getattr(self, "xpath_%s_combinator" % MAPPING[c])()
+    def function(self, name):
+        return getattr(self, "xpath_%s_function" % name.replace("-", "_"))()
+    def xpath_child_combinator(self):
+        return 1
+    def xpath_ledger_combinator(self):
+        return ledger
+    def xpath_nth_last_child_function(self):
+        return 2
+"#;
+        let defined = set(&[
+            "MAPPING",
+            "PSEUDO",
+            "Translator",
+            "combine",
+            "function",
+            "xpath_child_combinator",
+            "xpath_ledger_combinator",
+            "xpath_nth_last_child_function",
+            "ledger",
+        ]);
+        let env = set(&["getattr", "replace", "name", "child", "c"]);
+        let input = one_file(src, &env, &defined);
+        let f = analyze(&input);
+        for kept in ["xpath_child_combinator", "xpath_nth_last_child_function"] {
+            assert_eq!(
+                f.frozen_runs.get(kept),
+                Some(&FreezeReason::Dynamic),
+                "{kept}"
+            );
+        }
+        assert!(f.owned_runs.contains("xpath_ledger_combinator"));
     }
 
     /// The lower case of a capitalised header the tree keeps is data (babel compares
