@@ -33,7 +33,17 @@ const PAIRS: &[(&str, &str)] = &[
 
 /// Frozen runs: some generated runs (`get`, `setUp`) and some images (`ledger_otter` is the
 /// image of `query_user`, `CableReply` of `HttpResponse`).
-const FROZEN: &[&str] = &["get", "setUp", "ledger_otter", "CableReply"];
+///
+/// `http-response` is data kept as a whole literal (`FreezeReason::Data`) while the code name
+/// `http_response` swaps; `set_user` is frozen, so the header `Set-User` stays whole.
+const FROZEN: &[&str] = &[
+    "get",
+    "setUp",
+    "ledger_otter",
+    "CableReply",
+    "http-response",
+    "set_user",
+];
 
 /// Code runs: originals (`query`, `user`) and images (`LedgerSuite` is the image of `QuerySet`);
 /// `user_get` is a code name of two words holding a frozen one, so strings joining it with
@@ -147,6 +157,13 @@ const TEXT_FRAGS: &[&str] = &[
     "query__user",
     "set__ledger_otter",
     "http-response",
+    "'http-response'",
+    "Http-Response",
+    "Set-User",
+    "Suite-Otter",
+    "_query_",
+    "_Ledger_",
+    "&query;",
 ];
 
 /// Byte fragments: the text fragments plus NUL and an invalid UTF-8 byte.
@@ -166,6 +183,29 @@ fn text_strategy(max_frags: usize) -> impl Strategy<Value = String> {
     let frag = prop_oneof![
         12 => select(TEXT_FRAGS).prop_map(str::to_string),
         1 => any::<char>().prop_filter("no NUL", |c| *c != '\0').prop_map(String::from),
+    ];
+    prop::collection::vec(frag, 0..max_frags).prop_map(|v| v.concat())
+}
+
+/// Whether a fragment holds a view word (an image of [`PAIRS`]) in any case.
+fn holds_view_word(frag: &str) -> bool {
+    let lower = frag.to_ascii_lowercase();
+    PAIRS.iter().any(|(_, v)| lower.contains(v))
+}
+
+/// Text as the original could hold it: [`TEXT_FRAGS`] without view words, and ASCII
+/// punctuation or non-ASCII characters (never a letter, which could spell a view word).
+fn original_text_strategy(max_frags: usize) -> impl Strategy<Value = String> {
+    let frags: Vec<&'static str> = TEXT_FRAGS
+        .iter()
+        .copied()
+        .filter(|f| !holds_view_word(f))
+        .collect();
+    let frag = prop_oneof![
+        12 => select(frags).prop_map(str::to_string),
+        1 => any::<char>()
+            .prop_filter("no NUL or ASCII letter", |c| *c != '\0' && !c.is_ascii_alphabetic())
+            .prop_map(String::from),
     ];
     prop::collection::vec(frag, 0..max_frags).prop_map(|v| v.concat())
 }
@@ -264,6 +304,16 @@ proptest! {
         let r = renamer();
         let once = r.swap_text(&t);
         prop_assert_eq!(r.swap_text(&once), t, "once = {:?}", once);
+    }
+
+    /// Text of the original holds no view word, so bringing its view back word by word
+    /// (`view_text_to_original`) gives it exactly: only words the swap itself made are
+    /// taken back.
+    #[test]
+    fn original_text_comes_back_word_by_word(t in original_text_strategy(48)) {
+        let r = renamer();
+        let view = r.swap_text(&t);
+        prop_assert_eq!(r.view_text_to_original(&view), t, "view = {:?}", view);
     }
 
     #[test]

@@ -422,25 +422,8 @@ impl Renamer {
     /// The swap of a hyphenated group of string runs (`"other-cmd"`, `"--start-after"`):
     /// when its underscore form is a code identifier (or that form's image is), each piece
     /// takes its token image, as the identifier does. `None` when the group is not such a name.
-    fn swap_hyphen_group(&self, pieces: &[&str], whole_literal: bool) -> Option<Vec<String>> {
-        // A whole string literal that is data kept as written (`"last-translator"`, compared
-        // with a header lowercased; `policy::FreezeReason::Data`): no piece changes either.
-        // Inside a longer string (`"last-translator="`, an option whose attribute is the
-        // code name `last_translator`) the group swaps as usual.
-        let keep = || Some(pieces.iter().map(|p| p.to_string()).collect());
-        if whole_literal && self.frozen_runs.contains(pieces.join("-").as_str()) {
-            return keep();
-        }
+    fn swap_hyphen_group(&self, pieces: &[&str]) -> Option<Vec<String>> {
         let joined = pieces.join("_");
-        // A capitalised group whose lower case is a name that stays (`Metadata-Version`,
-        // `metadata_version` an outside name) is that name written as a header, which
-        // parsers lowercase: it stays whole, though a piece (`Metadata`, a class) is renamed
-        // on its own elsewhere.
-        if joined.bytes().any(|b| b.is_ascii_uppercase())
-            && self.is_frozen_run(&joined.to_ascii_lowercase())
-        {
-            return keep();
-        }
         let img = self.image(&joined)?;
         if self.is_frozen_run(&joined) || self.is_frozen_run(&img) {
             return None;
@@ -454,6 +437,24 @@ impl Renamer {
                 .map(|p| self.image(p).unwrap_or_else(|| p.to_string()))
                 .collect(),
         )
+    }
+
+    /// Whether a hyphenated group is a header name kept with its data: a whole string
+    /// literal that is data kept as written (`"last-translator"`, compared with a header
+    /// lowercased; `policy::FreezeReason::Data`; inside a longer string, `"last-translator="`,
+    /// an option whose attribute is the code name `last_translator`, it swaps as usual), or a
+    /// capitalised group whose lower case is a name that stays (`Metadata-Version`, with
+    /// `metadata_version` an outside name), which parsers lowercase: it stays whole, though
+    /// a piece (`Metadata`, a class) is renamed on its own elsewhere. `apply` asks it of the
+    /// group and of what the group would become, so the swap stays an involution.
+    fn keeps_group<S: AsRef<str>>(&self, pieces: &[S], whole_literal: bool) -> bool {
+        let words: Vec<&str> = pieces.iter().map(AsRef::as_ref).collect();
+        if whole_literal && self.frozen_runs.contains(words.join("-").as_str()) {
+            return true;
+        }
+        let joined = words.join("_");
+        joined.bytes().any(|b| b.is_ascii_uppercase())
+            && self.is_frozen_run(&joined.to_ascii_lowercase())
     }
 
     fn apply<'a>(&self, s: &'a [u8], runs: &[lexer::Run]) -> Cow<'a, [u8]> {
@@ -486,25 +487,37 @@ impl Renamer {
                     .iter()
                     .map(|x| std::str::from_utf8(&s[x.start..x.end]).unwrap_or(""))
                     .collect();
+                let group = self.swap_hyphen_group(&pieces);
+                if r.class == Class::Dist && group.is_none() {
+                    i = j;
+                    continue;
+                }
+                // What the group becomes: as one name, else piece by piece.
+                let new: Vec<String> = group.unwrap_or_else(|| {
+                    runs[i..j]
+                        .iter()
+                        .zip(&pieces)
+                        .map(|(x, p)| self.swap_run(p, x.class).unwrap_or_else(|| p.to_string()))
+                        .collect()
+                });
                 // The bytes around the group are never part of a run, so the view shows the
                 // same quotes and decides the same way.
                 let open = runs[i].start.checked_sub(1).map(|k| s[k]);
                 let whole_literal =
                     matches!(open, Some(b'"' | b'\'')) && s.get(runs[j - 1].end).copied() == open;
-                if let Some(new) = self.swap_hyphen_group(&pieces, whole_literal) {
+                let kept = r.class != Class::Dist
+                    && (self.keeps_group(&pieces, whole_literal)
+                        || self.keeps_group(&new, whole_literal));
+                if !kept && new.iter().zip(&pieces).any(|(n, p)| n != p) {
                     let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
                     for (x, n) in runs[i..j].iter().zip(new) {
                         o.extend_from_slice(&s[last..x.start]);
                         o.extend_from_slice(n.as_bytes());
                         last = x.end;
                     }
-                    i = j;
-                    continue;
                 }
-                if r.class == Class::Dist {
-                    i = j;
-                    continue;
-                }
+                i = j;
+                continue;
             }
             for r in &runs[i..j] {
                 // Runs are ASCII by construction.
@@ -767,6 +780,18 @@ mod tests {
         );
         assert_eq!(swap_py(&r, src), want);
         assert_eq!(swap_py(&r, want), src);
+        // Asked of what the group would become as well (found by the involution
+        // properties): `Meta-otter` would become `Meta-translator` piece by piece, a kept
+        // header; so both stay, or the swap would not come back.
+        let r = Renamer::new(
+            [("translator", "ledger")],
+            ["meta_translator"],
+            ["translator"],
+        )
+        .unwrap();
+        for s in ["h = 'Meta-ledger'\n", "h = 'Meta-translator'\n"] {
+            assert_eq!(swap_py(&r, s), s);
+        }
     }
 
     /// markdown's tests render `"A _Markdown_ paragraph"` to `<em>Markdown</em>`: the name
