@@ -1,0 +1,609 @@
+
+use super::*;
+
+fn set(xs: &[&str]) -> BTreeSet<String> {
+    xs.iter().map(|x| x.to_string()).collect()
+}
+
+static NONE: BTreeSet<String> = BTreeSet::new();
+
+/// A repository of one Python file, with these outside and defined names.
+pub(super) fn one_file<'a>(
+    src: &'a [u8],
+    env_names: &'a BTreeSet<String>,
+    defined: &'a BTreeSet<String>,
+) -> PolicyInput<'a> {
+    PolicyInput {
+        python: vec![("pkg/mod.py", src)],
+        text: vec![],
+        binary: vec![],
+        names: vec![],
+        own_modules: &NONE,
+        env_modules: &NONE,
+        env_names,
+        builtins: &NONE,
+        release_locals: false,
+        tree_modules: &NONE,
+        user: &[],
+        defined,
+        data_words: &NONE,
+    }
+}
+
+#[test]
+fn fragments_that_build_names_are_found() {
+    let src = br#"
+a = getattr(self, "clean_%s" % name)
+b = getattr(v, "visit_" + kind)
+c = f"get_{field}_display"
+d = "%s_ident" % x
+e = kind + "_suffix"
+g = "plain words only"
+h = "prefix" + tail
+"#;
+    let t: Vec<String> = dynamic_fragments(src)
+        .iter()
+        .flat_map(|f| f.tokens().collect::<Vec<_>>())
+        .collect();
+    for w in [
+        "clean", "visit", "get", "display", "ident", "suffix", "prefix",
+    ] {
+        assert!(t.iter().any(|x| x == w), "missing {w}: {t:?}");
+    }
+    for w in ["plain", "words", "only"] {
+        assert!(!t.iter().any(|x| x == w), "unexpected {w}");
+    }
+}
+
+/// Names that stored data or Python make from repository names stay: a name inside a
+/// binary file (a zip member), and the tail of a dunder name.
+#[test]
+fn names_data_or_python_make_stay() {
+    let src: &[u8] = br#"
+def loader(templates):
+    return "templates", "dunder_default__"
+"#;
+    let zip: &[u8] = b"PK\x03\x04\x00\x00t_pack/templates/foo.html\x00\x01";
+    let defined = set(&["loader", "templates"]);
+    let names = set(&["name"]);
+    let input = PolicyInput {
+        binary: vec![zip],
+        ..one_file(src, &names, &defined)
+    };
+    let f = analyze(&input);
+    assert!(f.owned_runs.contains("loader"));
+    // A name stored in a binary file, and the tail of a dunder name.
+    assert_eq!(f.frozen_runs.get("templates"), Some(&FreezeReason::Binary));
+    assert!(f.frozen_owned.contains("templates"));
+    assert_eq!(
+        freeze_reason("dunder_default__", &input, &f),
+        Some(FreezeReason::Dunder)
+    );
+}
+
+/// A quoted dunder is not a fragment, and neither is a quoted name the code uses whose
+/// family changes with it; a quoted name the code does not use still freezes its tokens.
+#[test]
+fn whole_names_in_strings_are_not_fragments() {
+    let frag = |src: &[u8]| {
+        dynamic_fragments(src)
+            .into_iter()
+            .map(|f| f.text)
+            .collect::<Vec<_>>()
+    };
+    assert!(frag(b"getattr(cls, '__init__')\n").is_empty());
+    assert_eq!(frag(b"x = f'{name}__init__'\n"), ["__init__"]);
+
+    let src: &[u8] = br#"
+class Shelf:
+    def __init__(self):
+        self._cache = {}
+        self._index = {}
+    def page_cache(self):
+        return [n for n in dir(self) if n.endswith("_cache")]
+    def stored(self, name):
+        return getattr(self, "_index"), name.endswith("_store"), name.endswith("_index")
+    def lru_index(self):
+        return getattr(self, "_cache")
+"#;
+    let defined = set(&[
+        "Shelf",
+        "_cache",
+        "_index",
+        "page_cache",
+        "stored",
+        "name",
+        "lru_index",
+    ]);
+    let names = set(&["name", "lru_index", "dir", "getattr"]);
+    let input = one_file(src, &names, &defined);
+    let f = analyze(&input);
+    // `"_cache"` is the attribute `_cache`: strings swap it with the code, and
+    // `page_cache` ends with it word for word.
+    assert!(
+        !f.frozen_tokens.contains_key("cache"),
+        "{:?}",
+        f.frozen_tokens
+    );
+    assert!(f.owned_runs.contains("_cache") && f.owned_runs.contains("page_cache"));
+    // `"_store"` names nothing the code uses: a fragment, frozen as before.
+    assert_eq!(f.frozen_tokens.get("store"), Some(&FreezeReason::Dynamic));
+    // `"_index"` is a name too, but `lru_index` (an outside name, so frozen) ends with
+    // it and would keep `_index` while strings change it.
+    assert_eq!(f.frozen_tokens.get("index"), Some(&FreezeReason::Dynamic));
+}
+
+/// Only a join seen in a string makes a family run depend on data: names that a string
+/// merely compares with (`endswith("_validator")`) are renamed, the fragment's tokens
+/// frozen; names that a join builds from a data word stay.
+#[test]
+fn only_seen_joins_freeze_family_runs() {
+    let src: &[u8] = br#"
+def member_validator(x):
+    return x
+
+def is_check(name):
+    return name.endswith("_validator")
+
+def lookup(obj, word):
+    return getattr(obj, word + "_hook")
+
+def member_hook(x):
+    return x
+"#;
+    let defined = set(&[
+        "member_validator",
+        "is_check",
+        "lookup",
+        "member_hook",
+        "word",
+    ]);
+    let env = set(&["x", "name", "obj", "getattr"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_tokens.get("validator"),
+        Some(&FreezeReason::Dynamic)
+    );
+    assert_eq!(f.frozen_tokens.get("hook"), Some(&FreezeReason::Dynamic));
+    // `member_validator` keeps `_validator` and still ends with it when renamed.
+    assert!(
+        f.owned_runs.contains("member_validator"),
+        "{:?}",
+        f.frozen_runs
+    );
+    // `member` may come from data (`word`), which strings keep: `member_hook` stays.
+    assert_eq!(
+        f.frozen_runs.get("member_hook"),
+        Some(&FreezeReason::Dynamic)
+    );
+}
+
+/// A run the code names but never defines (`func.example_impl`, an attribute outside
+/// code sets with `setattr(func, project + "_impl", ...)`) is still renamed wherever one
+/// of its tokens is mapped; when it belongs to a joined fragment's family whose run-time
+/// part strings keep (`"example"`), it stays.
+#[test]
+fn undefined_runs_of_a_dynamic_family_stay() {
+    let src: &[u8] = br#"
+class Marker:
+    def __init__(self, project_name):
+        self.project_name = project_name
+    def mark(self, func):
+        setattr(func, self.project_name + "_impl", True)
+        return func
+
+def example_runner(func):
+    return func.example_impl
+
+marker = Marker("example")
+"#;
+    let defined = set(&[
+        "Marker",
+        "project_name",
+        "mark",
+        "func",
+        "example_runner",
+        "marker",
+    ]);
+    let env = set(&["setattr"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert!(f.owned_tokens.contains("example"), "{:?}", f.owned_tokens);
+    assert_eq!(
+        f.frozen_runs.get("example_impl"),
+        Some(&FreezeReason::Dynamic)
+    );
+}
+
+/// A CamelCase name whose lower-case join stays (an outside name) stays too.
+#[test]
+fn a_camel_case_name_stays_with_its_outside_join() {
+    let src: &[u8] = b"class SelfRef:\n    pass\n\nclass ShelfRow:\n    pass\n";
+    let defined = set(&["SelfRef", "ShelfRow"]);
+    let env = set(&["selfref"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("SelfRef"), Some(&FreezeReason::Outside));
+    assert!(f.owned_runs.contains("ShelfRow"));
+    assert!(
+        f.code_runs.contains("shelfrow"),
+        "its join is a name the code uses"
+    );
+}
+
+/// A CamelCase name that stays (here stored in a binary catalog) keeps its lower-case
+/// join, which migrations hold as a model name.
+#[test]
+fn a_frozen_camel_case_name_keeps_its_lower_case_join() {
+    let src: &[u8] = b"class LogEntry:\n    pass\n\nMIGRATION = dict(model_name='logentry')\nlogentry = LogEntry()\n";
+    let defined = set(&["LogEntry", "MIGRATION", "logentry"]);
+    let mut input = one_file(src, &NONE, &defined);
+    let blob: &[u8] = b"\x00msgid LogEntry\x00";
+    input.binary = vec![blob];
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("LogEntry"), Some(&FreezeReason::Binary));
+    assert_eq!(f.frozen_tokens.get("logentry"), Some(&FreezeReason::Binary));
+    assert!(!f.owned_runs.contains("logentry"), "{:?}", f.owned_runs);
+    assert!(f.owned_runs.contains("MIGRATION"));
+}
+
+/// A family member whose run-time part is upper-case data that strings swap (its lower
+/// case is a code name: dateutil's `"_handle_" + name.upper()` with the keyword `freq`)
+/// is renamed with it, not frozen.
+#[test]
+fn family_members_built_from_upper_case_data_follow_it() {
+    let src: &[u8] = br#"
+class Parser:
+    def parse(self, name, freq=None):
+        return getattr(self, "_handle_" + name.upper())(freq)
+    def _handle_FREQ(self, freq):
+        return freq
+"#;
+    let defined = set(&["Parser", "parse", "name", "freq", "_handle_FREQ"]);
+    let env = set(&["getattr", "upper"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert!(
+        !f.frozen_runs.contains_key("_handle_FREQ"),
+        "{:?}",
+        f.frozen_runs.get("_handle_FREQ")
+    );
+    assert!(f.owned_runs.contains("_handle_FREQ"));
+}
+
+/// The same family member stays when the lower case of its run-time part is frozen
+/// (dateutil's `_handle_INTERVAL`, whose data ends as the outside keyword `interval=`):
+/// strings keep `"INTERVAL"`, so the name built from it must keep it too.
+#[test]
+fn family_members_built_from_upper_case_data_of_a_frozen_name_stay() {
+    let src: &[u8] = br#"
+class Parser:
+    def parse(self, name, interval=None):
+        self._interval = interval
+        return getattr(self, "_handle_" + name.upper())(interval)
+    def _handle_INTERVAL(self, interval):
+        return interval
+"#;
+    let defined = set(&["Parser", "parse", "name", "_interval", "_handle_INTERVAL"]);
+    let env = set(&["getattr", "upper", "interval"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("_handle_INTERVAL"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+}
+
+/// A class and the member its lower case names stay together (sqlparse's
+/// `"_process_{cls}".format(cls=type(x).__name__).lower()`): `_process_where` is frozen
+/// because `where` is an outside name, so `Where` stays too; the frozen class `Over`
+/// (an outside name) keeps `_process_over`, though `over` alone would be renamed. A class
+/// with no frozen partner is renamed with its member (`ledger` is a code name, which
+/// strings swap, so `_process_ledger` is not built from data).
+#[test]
+fn a_class_and_the_member_named_after_its_lower_case_stay_together() {
+    let src: &[u8] = br#"
+class Where:
+    pass
+class Over:
+    pass
+class Ledger:
+    pass
+ledger = Ledger()
+class Filter:
+    def process(self, node, over):
+        name = "_process_{cls}".format(cls=type(node).__name__)
+        return getattr(self, name.lower())(over)
+    def _process_where(self, node):
+        return node
+    def _process_over(self, node):
+        return node
+    def _process_ledger(self, node):
+        return node
+"#;
+    let defined = set(&[
+        "Where",
+        "Over",
+        "Ledger",
+        "Filter",
+        "process",
+        "node",
+        "over",
+        "name",
+        "_process_where",
+        "_process_over",
+        "_process_ledger",
+        "ledger",
+    ]);
+    let env = set(&["getattr", "lower", "format", "type", "where", "Over"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("_process_where"),
+        Some(&FreezeReason::Dynamic)
+    );
+    assert_eq!(f.frozen_runs.get("Where"), Some(&FreezeReason::Dynamic));
+    assert_eq!(
+        f.frozen_runs.get("_process_over"),
+        Some(&FreezeReason::Dynamic)
+    );
+    assert!(
+        f.owned_runs.contains("over"),
+        "{:?}",
+        f.frozen_runs.get("over")
+    );
+    assert!(f.owned_runs.contains("Ledger") && f.owned_runs.contains("_process_ledger"));
+}
+
+/// A placeholder in the middle of a literal makes an infix family (cssselect's
+/// `"xpath_%s_combinator" % mapping[c]` and `"xpath_%s_function" %
+/// name.replace("-", "_")`): the middle is the run-time part, so
+/// `xpath_child_combinator` stays with the outside `child` its data holds, and
+/// `xpath_nth_last_child_function` with the hyphenated data `"nth-last-child"` (a frozen
+/// word in a compound strings keep). A member whose middle is a code name
+/// (`xpath_ledger_combinator`) is renamed.
+#[test]
+fn a_placeholder_inside_a_literal_makes_an_infix_family() {
+    let src: &[u8] = br#"
+MAPPING = {">": "child", "~": "ledger"}
+PSEUDO = ":nth-last-child("
+class Translator:
+    def combine(self, c):
+        return getattr(self, "xpath_%s_combinator" % MAPPING[c])()
+    def function(self, name):
+        return getattr(self, "xpath_%s_function" % name.replace("-", "_"))()
+    def xpath_child_combinator(self):
+        return 1
+    def xpath_ledger_combinator(self):
+        return ledger
+    def xpath_nth_last_child_function(self):
+        return 2
+"#;
+    let defined = set(&[
+        "MAPPING",
+        "PSEUDO",
+        "Translator",
+        "combine",
+        "function",
+        "xpath_child_combinator",
+        "xpath_ledger_combinator",
+        "xpath_nth_last_child_function",
+        "ledger",
+    ]);
+    let env = set(&["getattr", "replace", "name", "child", "c"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    for kept in ["xpath_child_combinator", "xpath_nth_last_child_function"] {
+        assert_eq!(
+            f.frozen_runs.get(kept),
+            Some(&FreezeReason::Dynamic),
+            "{kept}"
+        );
+    }
+    assert!(f.owned_runs.contains("xpath_ledger_combinator"));
+}
+
+/// The lower case of a capitalised header the tree keeps is data (babel compares
+/// `name == 'last-translator'` with a PO header lowercased): `last-translator` is frozen
+/// as `Data` when `Last-Translator` is no code name and `last_translator` is one. A
+/// capitalised spelling the view renames (`Shelf-Count`, `Shelf` being a class) freezes
+/// nothing.
+#[test]
+fn lower_case_of_capitalised_headers_is_data() {
+    let src: &[u8] = br#"
+class Shelf:
+    def __init__(self, last_translator, shelf_count):
+        self.last_translator = last_translator
+        self.shelf_count = shelf_count
+    def headers(self):
+        return [("Last-Translator", self.last_translator), ("Shelf-Count", self.shelf_count)]
+    def read(self, name, value):
+        if name.lower() == "last-translator":
+            self.last_translator = value
+        elif name.lower() == "shelf-count":
+            self.shelf_count = value
+"#;
+    let defined = set(&["Shelf", "last_translator", "shelf_count", "headers", "read"]);
+    let env = set(&["lower", "name", "value"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("last-translator"),
+        Some(&FreezeReason::Data)
+    );
+    assert!(!f.frozen_runs.contains_key("shelf-count"));
+    assert!(f.owned_runs.contains("last_translator"));
+}
+
+/// A lone underscore joined to a name makes a family: dateutil's
+/// `setattr(self, "_" + attr, ...)` over `["trans_idx", ...]` makes `_trans_idx` from the
+/// outside name `trans_idx`, so `_trans_idx` stays; `_ledger`, from a name the code uses
+/// (which strings swap), follows it.
+#[test]
+fn a_lone_underscore_joined_to_a_name_is_a_family() {
+    let src: &[u8] = br#"
+class Shelf:
+    attrs = ["trans_idx", "ledger"]
+    def __init__(self, other):
+        for attr in self.attrs:
+            setattr(self, "_" + attr, getattr(other, attr))
+    def first(self, ledger=None):
+        return self._trans_idx, self._ledger, ledger
+"#;
+    let defined = set(&[
+        "Shelf", "attrs", "other", "attr", "first", "ledger", "_ledger",
+    ]);
+    let env = set(&["trans_idx", "setattr", "getattr"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("_trans_idx"),
+        Some(&FreezeReason::Dynamic)
+    );
+    assert!(
+        !f.frozen_runs.contains_key("_ledger"),
+        "{:?}",
+        f.frozen_runs.get("_ledger")
+    );
+}
+
+/// A fragment of two letters still names a family (`"is_%s" % fact`): a member whose
+/// run-time part is frozen (`is_commutative`, with the outside `commutative`) stays.
+#[test]
+fn two_letter_fragments_name_families() {
+    let src: &[u8] = br#"
+def as_property(fact):
+    return "is_%s" % fact
+
+class Expr:
+    is_commutative = True
+"#;
+    let defined = set(&["as_property", "fact", "Expr", "is_commutative"]);
+    let env = set(&["commutative"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("is_commutative"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+}
+
+/// A whole string that ends code names (`"ParamType"`) makes the rest of each name
+/// (`String` of `StringParamType`) a name the code uses: click describes the class as
+/// `type(self).__name__.partition("ParamType")[0]`, and its tests hold `"String"`.
+#[test]
+fn rests_of_names_cut_by_a_string_are_code_names() {
+    let src: &[u8] = br#"
+class ParamType:
+    def describe(self):
+        return type(self).__name__.partition("ParamType")[0]
+
+class StringParamType(ParamType):
+    pass
+
+EXPECTED = {"param_type": "String"}
+"#;
+    let defined = set(&["ParamType", "describe", "StringParamType", "EXPECTED"]);
+    let env = set(&["partition", "type"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert!(f.code_runs.contains("String"), "{:?}", f.code_affixes);
+    assert!(!f.code_runs.contains("Param"));
+    assert!(f.owned_runs.contains("StringParamType"));
+    // With an outside `String`, which strings keep, the class keeps that word and renames
+    // the rest, as the renamed string cuts it.
+    let env = set(&["partition", "type", "String"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(f.frozen_tokens.get("string"), Some(&FreezeReason::Dynamic));
+    assert!(f.owned_runs.contains("StringParamType"));
+    assert!(f.owned_tokens.contains("param"));
+    // Only a string the program cuts with counts: a comparison leaves no rest.
+    let compared = String::from_utf8_lossy(src).replace(".partition(", ".endswith(");
+    let input = one_file(compared.as_bytes(), &env, &defined);
+    let f = analyze(&input);
+    assert!(!f.code_runs.contains("String"));
+    assert!(!f.frozen_tokens.contains_key("string"));
+}
+
+/// A family member whose run-time part is frozen later than the member is looked at
+/// (`do_terminal_string` sorts before `terminal_string`) stays all the same: pyparsing's
+/// EBNF example looks up `vars()["do_" + name]` for every name of a list.
+#[test]
+fn family_members_follow_parts_frozen_after_them() {
+    let src: &[u8] = br#"
+names = ["terminal_string"]
+terminal_string = 1
+
+def do_terminal_string(toks):
+    return toks
+
+for name in names:
+    action = vars()["do_" + name]
+    other = vars()["terminal_%s" % kind]
+"#;
+    let defined = set(&[
+        "names",
+        "terminal_string",
+        "do_terminal_string",
+        "action",
+        "name",
+        "other",
+        "kind",
+    ]);
+    // `terminal_string` is itself built from data (`"terminal_%s"` with the outside
+    // `string`), so the policy freezes it only when its own turn comes.
+    let env = set(&["vars", "string"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert!(f.frozen_runs.contains_key("terminal_string"));
+    assert_eq!(
+        f.frozen_runs.get("do_terminal_string"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+    assert!(!f.owned_runs.contains("do_terminal_string"));
+}
+
+/// A family run whose run-time part is a compound with a frozen piece
+/// (`"unquoted_identifier"` with the outside `identifier`) is renamed: the compound is the
+/// end of a code name, which strings swap like the name (`rename::affixes`), so the data
+/// and the name built from it change alike (jmespath's `getattr(self, "_token_nud_%s" %
+/// kind)`). Freezing the name while strings swap the data broke every query.
+#[test]
+fn family_runs_built_from_a_code_affix_follow_it() {
+    let src: &[u8] = br#"
+class Parser:
+    def nud(self, token):
+        return getattr(self, "_token_nud_%s" % token["type"])(token)
+    def _token_nud_unquoted_identifier(self, token):
+        return token
+    def _token_nud_literal(self, token):
+        return token
+
+TOKENS = ["unquoted_identifier", "literal"]
+"#;
+    let defined = set(&[
+        "Parser",
+        "nud",
+        "token",
+        "_token_nud_unquoted_identifier",
+        "_token_nud_literal",
+        "TOKENS",
+    ]);
+    let env = set(&["getattr", "identifier"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert!(f.code_affixes.contains("unquoted_identifier"));
+    assert!(
+        f.owned_runs.contains("_token_nud_unquoted_identifier"),
+        "{:?}",
+        f.frozen_runs
+    );
+}

@@ -1,0 +1,413 @@
+//! Families of names built at run time from a fixed part and data (`"visit_" + kind`,
+//! `"xpath_%s_combinator"`, `type(x).__name__.lower()`): how they are found in strings, and
+//! when a member must stay because the data it is built from stays.
+
+use super::*;
+
+/// A string fragment that builds names at run time, and on which side the run-time part goes:
+/// `"clean_%s"`, `"visit_" + name`, `f"get_{field}_display"`, `"%s_id"`. A run in a string
+/// that touches a format placeholder (`%`, `{`, `}`), ends with `_`, or is the edge of a
+/// literal joined with `+`, names a family of identifiers whose other half is only known at
+/// run time; renaming its tokens would break the lookup.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Fragment {
+    /// The fixed part (`visit_`, `parse_`, `_display`).
+    pub text: String,
+    /// The run as lexed in the string (`s_id` for the fixed part `_id` of `"%s_id"`).
+    pub run: String,
+    /// Whether the string shows the join (`+`, `%`, `{}` next to the run), rather than only
+    /// an underscore at an end of the string (`"_cache"`, which may be a whole name).
+    pub joined: bool,
+    /// Whether the run-time part follows the fixed part (`"visit_" + x`): names of the family
+    /// start with `text`; otherwise they end with it.
+    pub prefix: bool,
+    /// For a fixed end that follows a run-time part which itself follows a fixed start in the
+    /// same literal (`_combinator` of `"xpath_%s_combinator"`), that start: the run-time part
+    /// is the middle of the family's names.
+    pub after: Option<String>,
+}
+
+impl Fragment {
+    /// The tokens a fragment freezes (those long enough to be renamed at all).
+    pub fn tokens(&self) -> impl Iterator<Item = String> + '_ {
+        all_tokens(&self.text).filter(|t| t.len() >= MIN_TOKEN_LEN)
+    }
+}
+
+/// The dynamic name fragments of a file (see [`Fragment`]).
+pub fn dynamic_fragments(src: &[u8]) -> Vec<Fragment> {
+    fragments_in_runs(src, &lexer::python_runs(src))
+}
+
+/// `dynamic_fragments` over runs already lexed from `src`.
+pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
+    let mut out = Vec::new();
+    // The fixed start last seen, with where it ends, for infix families.
+    let mut last_start: Option<(String, usize)> = None;
+    for &r in runs {
+        if r.class != Class::String {
+            continue;
+        }
+        let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
+            continue;
+        };
+        let before = r.start.checked_sub(1).map(|i| src[i]);
+        let after = src.get(r.end).copied();
+        let quote_after = matches!(after, Some(b'"' | b'\''));
+        let quote_before = matches!(before, Some(b'"' | b'\''));
+        let dynamic_after = matches!(after, Some(b'%' | b'{'))
+            || (quote_after && next_code_byte(src, r.end + 1) == Some(b'+'));
+        let dynamic_before = matches!(before, Some(b'%' | b'}'))
+            || (quote_before && prev_code_byte(src, r.start - 1) == Some(b'+'));
+        // An open underscore alone does not make a dunder a fragment: `"__init__"` names the
+        // whole (frozen) dunder, and a family of names ending in `__init__` is no reason to
+        // freeze the token `init` everywhere.
+        let open_end = run.ends_with('_') && quote_after && !is_dunder(run);
+        let open_start =
+            run.starts_with('_') && matches!(before, Some(b'"' | b'\'' | b'}')) && !is_dunder(run);
+        // `%s_id`: the letter after `%` is the conversion, not a name part.
+        let text = if before == Some(b'%') {
+            run.get(1..).unwrap_or("")
+        } else {
+            run
+        };
+        // Two letters are enough for a family (`"is_%s" % fact` builds sympy's `is_integer`),
+        // though such a fragment has no token to freeze; so is a lone underscore joined to a
+        // name (`setattr(self, "_" + attr, ...)` makes private names from public ones).
+        let lone_underscore = text == "_" && (dynamic_after || dynamic_before);
+        if text.bytes().filter(u8::is_ascii_alphabetic).count() < 2 && !lone_underscore {
+            continue;
+        }
+        // The start of the same literal: nothing between the two runs closes a string or a
+        // line (`"xpath_%s_combinator"`, `f"get_{field}_display"`).
+        let after = last_start.take().filter(|(_, end)| {
+            dynamic_before
+                && !src[*end..r.start]
+                    .iter()
+                    .any(|b| matches!(b, b'"' | b'\'' | b'\n'))
+        });
+        if dynamic_after || open_end {
+            out.push(Fragment {
+                text: text.to_string(),
+                run: run.to_string(),
+                joined: dynamic_after,
+                prefix: true,
+                after: None,
+            });
+            if dynamic_after {
+                last_start = Some((text.to_string(), r.end));
+            }
+        }
+        if dynamic_before || open_start {
+            out.push(Fragment {
+                text: text.to_string(),
+                run: run.to_string(),
+                joined: dynamic_before,
+                prefix: false,
+                after: after.map(|(t, _)| t),
+            });
+        }
+    }
+    out
+}
+
+/// The run-time parts of a run that belongs to the family of a dynamic fragment: `Output`
+/// for `visit_Output` and `visit_`, `for` for `parse_for` and `parse_`, `name` for
+/// `name_display` and `_display`. Such a run is looked up by a name built at run time from
+/// data (a node's class name, a template keyword), so it must be renamed exactly when that
+/// data is: the caller freezes the run when the run-time part is frozen.
+pub fn dynamic_rests<'r>(run: &'r str, fragments: &FragmentIndex) -> Vec<&'r str> {
+    let mut out: Vec<&str> = fragments.matches(run).into_iter().map(|m| m.rest).collect();
+    // The middle of an infix family's member (`child` of `xpath_child_combinator`).
+    for (start, end) in &fragments.infixes {
+        if run.len() > start.len() + end.len() && run.starts_with(start.as_str()) {
+            if let Some(mid) = run[start.len()..].strip_suffix(end.as_str()) {
+                out.push(mid);
+            }
+        }
+    }
+    out
+}
+
+/// How a run belongs to the family of a dynamic fragment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FamilyMatch<'r> {
+    /// The fragment's kind (see [`Fragment::prefix`]).
+    pub prefix: bool,
+    /// The fixed part, as it stands in the run.
+    pub fixed: &'r str,
+    /// The run-time part.
+    pub rest: &'r str,
+}
+
+/// Dynamic fragments indexed by kind, for [`dynamic_rests`].
+#[derive(Debug, Default)]
+pub struct FragmentIndex {
+    prefixes: HashSet<String>,
+    suffixes: HashSet<String>,
+    /// Fixed starts and ends of one literal around a run-time part (see [`Fragment::after`]).
+    infixes: HashSet<(String, String)>,
+    /// Every prefix ends and every suffix starts with `_`, so a run can only split next to
+    /// an underscore (most runs have none or one: far fewer lookups).
+    underscore_joins: bool,
+}
+
+impl FragmentIndex {
+    /// Every way `run` belongs to the family of an indexed fragment.
+    pub fn matches<'r>(&self, run: &'r str) -> Vec<FamilyMatch<'r>> {
+        // Every split of the run is looked up (a run is short; a large repository has
+        // thousands of fragments and tens of thousands of runs).
+        let mut out = Vec::new();
+        let bytes = run.as_bytes();
+        for i in 0..=run.len() {
+            if !run.is_char_boundary(i) {
+                continue;
+            }
+            if self.underscore_joins
+                && !(i > 0 && bytes[i - 1] == b'_')
+                && bytes.get(i) != Some(&b'_')
+            {
+                continue;
+            }
+            let (head, tail) = run.split_at(i);
+            if !tail.is_empty() && self.prefixes.contains(head) {
+                out.push(FamilyMatch {
+                    prefix: true,
+                    fixed: head,
+                    rest: tail,
+                });
+            }
+            if !head.is_empty() && self.suffixes.contains(tail) {
+                out.push(FamilyMatch {
+                    prefix: false,
+                    fixed: tail,
+                    rest: head,
+                });
+            }
+        }
+        out
+    }
+
+    pub fn new<'f>(fragments: impl IntoIterator<Item = &'f Fragment>) -> FragmentIndex {
+        let mut ix = FragmentIndex {
+            underscore_joins: true,
+            ..FragmentIndex::default()
+        };
+        for f in fragments {
+            if f.prefix {
+                ix.underscore_joins &= f.text.ends_with('_');
+                ix.prefixes.insert(f.text.clone());
+            } else {
+                ix.underscore_joins &= f.text.starts_with('_');
+                ix.suffixes.insert(f.text.clone());
+                if let Some(start) = &f.after {
+                    ix.infixes.insert((start.clone(), f.text.clone()));
+                }
+            }
+        }
+        ix
+    }
+}
+
+pub(super) fn next_code_byte(src: &[u8], mut i: usize) -> Option<u8> {
+    while i < src.len() && (src[i] == b' ' || src[i] == b'\t') {
+        i += 1;
+    }
+    src.get(i).copied()
+}
+
+pub(super) fn prev_code_byte(src: &[u8], i: usize) -> Option<u8> {
+    // `i` is the index of the opening quote; skip a string prefix and spaces before it.
+    let mut j = i;
+    while j > 0 && src[j - 1].is_ascii_alphabetic() && i - (j - 1) <= 2 {
+        j -= 1;
+    }
+    while j > 0 && (src[j - 1] == b' ' || src[j - 1] == b'\t') {
+        j -= 1;
+    }
+    j.checked_sub(1).map(|k| src[k])
+}
+
+/// The lower-case spelling of a class-like run (`where` of `Where`, `identifierlist` of
+/// `IdentifierList`): a capital first, words only. Programs make it with
+/// `type(x).__name__.lower()`.
+pub(super) fn class_lower(run: &str) -> Option<String> {
+    let starts_upper = run.as_bytes().first().is_some_and(u8::is_ascii_uppercase);
+    let words = tokens::split(run)
+        .iter()
+        .all(|p| matches!(p, Piece::Word(..)));
+    (starts_upper && words && run.bytes().any(|b| b.is_ascii_lowercase()))
+        .then(|| run.to_ascii_lowercase())
+}
+
+/// What ties classes to the family members named after their lower case, for one round of
+/// the family rule: the run-time parts of frozen members, and the lower case of frozen
+/// classes.
+pub(super) struct ClassNames {
+    frozen_rests: HashSet<String>,
+    frozen_classes: HashSet<String>,
+}
+
+impl ClassNames {
+    pub(super) fn new(f: &Findings, fragments: &FragmentIndex) -> ClassNames {
+        ClassNames {
+            frozen_rests: f
+                .frozen_owned
+                .iter()
+                .flat_map(|m| dynamic_rests(m, fragments))
+                .filter(|r| !r.bytes().any(|b| b.is_ascii_uppercase()))
+                .map(str::to_string)
+                .collect(),
+            frozen_classes: f
+                .frozen_runs
+                .keys()
+                .filter_map(|r| class_lower(r))
+                .collect(),
+        }
+    }
+
+    /// Whether `run` must stay because its partner stays: a class whose lower case is the
+    /// run-time part of a frozen member, or a member whose run-time part is the lower case
+    /// of a frozen class. Renamed together, they change alike (the class's words are the
+    /// member's tokens, and `lexicon::joined_pairs` maps a multi-word join with its class).
+    pub(super) fn parts_with_frozen(&self, run: &str, fragments: &FragmentIndex) -> bool {
+        class_lower(run).is_some_and(|l| self.frozen_rests.contains(&l))
+            || dynamic_rests(run, fragments)
+                .iter()
+                .any(|rest| self.frozen_classes.contains(*rest))
+    }
+}
+
+/// Whether a run belongs to the family of a joined dynamic fragment with a run-time part
+/// that would not be renamed wherever that part comes from: as a name (frozen) or inside
+/// strings (a single word the code never uses, which strings keep). Such a run is looked up
+/// by a name built from data that keeps its words, so it must keep them too.
+pub(super) fn built_from_data(
+    run: &str,
+    fragment_index: &FragmentIndex,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+    all_runs: &HashSet<&str>,
+    hyphen_data: &HashSet<String>,
+) -> bool {
+    dynamic_rests(run, fragment_index).into_iter().any(|rest| {
+        freeze_reason(rest, input, f).is_some()
+            || (tokens::word_count(rest) < 2 && !swapped_in_strings(rest, input, f))
+            // A compound that strings keep whole (a piece of it is frozen on its own and it
+            // is no start or end of a code name), when the repository holds it as data: that
+            // is where the run-time part comes from.
+            // Hyphenated data counts in its underscore form (`"nth-last-child"`, which
+            // cssselect turns into `xpath_nth_last_child_function` with `.replace("-", "_")`).
+            || (kept_in_strings(rest, input, f)
+                && (all_runs.contains(rest) || hyphen_data.contains(rest)))
+    })
+}
+
+/// Whether strings swap a single word as the renamer does: a run the code uses, or its
+/// spelling in the other case when that is a run the code uses and does not freeze (`"FREQ"`
+/// with the code's `freq`, but not `"INTERVAL"` with the outside `interval`:
+/// `Renamer::swap_run`).
+pub(super) fn swapped_in_strings(word: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
+    f.code_runs.contains(word) || other_case_is_code(word, input, f)
+}
+
+/// Whether `run` is in one case only and its spelling in the other case is a run the code
+/// uses and does not freeze (the mirror of `Renamer::is_other_case_of_code_ident`).
+pub(super) fn other_case_is_code(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
+    tokens::other_case(run).is_some_and(|other| {
+        f.code_runs.contains(&other) && freeze_reason(&other, input, f).is_none()
+    })
+}
+
+/// Whether a run of a whole name's family would not change the way the name does in strings:
+/// the run is frozen, strings keep it (`kept_in_strings`), or its token boundaries miss the
+/// name (`mapping_validator` ends with `_validator` word for word; `lvalidator` does not).
+pub fn family_member_diverges(
+    run: &str,
+    m: &FamilyMatch<'_>,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> bool {
+    if freeze_reason(run, input, f).is_some() || kept_in_strings(run, input, f) {
+        return true;
+    }
+    let (a, b) = if m.prefix {
+        (m.fixed, m.rest)
+    } else {
+        (m.rest, m.fixed)
+    };
+    !all_tokens(run).eq(all_tokens(a).chain(all_tokens(b)))
+}
+
+/// Whether strings keep a run that the code does not name: a compound with a word that is
+/// frozen on its own (`"_CLI_COMPLETE"` with `cli`), see `Renamer::swap_run`. The start or
+/// end of a code name (`"unquoted_identifier"` of `_token_nud_unquoted_identifier`) is
+/// swapped like the name, so strings do not keep it.
+pub(super) fn kept_in_strings(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
+    !f.code_runs.contains(run)
+        && !f.code_affixes.contains(run)
+        && !other_case_is_code(run, input, f)
+        && tokens::word_count(run) >= 2
+        && has_frozen_word(run, input, f)
+}
+
+/// Whether a word of `run`, as written or lowercase, is frozen as a run of its own: such a
+/// word may come from run-time data that keeps it (`"_CLI_COMPLETE"` compared with
+/// `f"_{prog_name}_COMPLETE"` where the command is the frozen `cli`).
+pub(super) fn has_frozen_word(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
+    tokens::split(run).into_iter().any(|p| match p {
+        Piece::Word(w, _) => [w.to_string(), w.to_ascii_lowercase()]
+            .iter()
+            .any(|w| freeze_reason(w, input, f).is_some_and(|r| r != FreezeReason::Short)),
+        Piece::Other(_) => false,
+    })
+}
+
+/// The strings among the fragments that are whole names, not halves of a join: the string
+/// shows no join, only an underscore at an end (`"_cache"`), and is a name the code uses
+/// and does not freeze (`self._cache`). Strings swap such a run like the code does, so its
+/// tokens need not be frozen, provided every run of its family (`name.endswith("_cache")`
+/// meets `page_cache`) changes the same way (`family_member_diverges`).
+pub fn whole_names<'f>(
+    fragments: &'f BTreeSet<Fragment>,
+    all_runs: &HashSet<&str>,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> HashSet<&'f str> {
+    let (candidates, others): (Vec<&Fragment>, Vec<&Fragment>) = fragments.iter().partition(|fr| {
+        !fr.joined && f.code_runs.contains(&fr.run) && freeze_reason(&fr.run, input, f).is_none()
+    });
+    // Only the candidates' families are looked at (a large repository has thousands of
+    // fragments and hundreds of thousands of runs).
+    let index = FragmentIndex::new(candidates.iter().copied());
+    let repo: Vec<&str> = all_runs
+        .iter()
+        .copied()
+        .chain(input.defined.iter().map(String::as_str))
+        .collect();
+    let broken: HashSet<(bool, String)> = repo
+        .par_iter()
+        .flat_map_iter(|run| {
+            index
+                .matches(run)
+                .into_iter()
+                .filter(|m| family_member_diverges(run, m, input, f))
+                .map(|m| (m.prefix, m.fixed.to_string()))
+        })
+        .collect();
+    // A string run is whole only if every fragment read from it is.
+    let not_whole: HashSet<&str> = others
+        .iter()
+        .chain(
+            candidates
+                .iter()
+                .filter(|fr| broken.contains(&(fr.prefix, fr.text.clone()))),
+        )
+        .map(|fr| fr.run.as_str())
+        .collect();
+    candidates
+        .iter()
+        .map(|fr| fr.run.as_str())
+        .filter(|r| !not_whole.contains(r))
+        .collect()
+}

@@ -1,0 +1,1059 @@
+//! What is frozen (never renamed) and what the repository owns. Each rule is a named function
+//! with the reason it exists; `FreezeReason` records which rule froze a run.
+//!
+//! Pure: callers hand in file contents and the names the Python environment defines.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use rayon::prelude::*;
+
+use serde::{Deserialize, Serialize};
+
+use super::formats;
+use super::lexer::{self, Class};
+use super::rename::is_dunder;
+use super::scope::Exposure;
+use super::tokens::{self, Piece};
+
+mod families;
+mod imports;
+mod vocab;
+
+use families::*;
+pub use families::{
+    dynamic_fragments, dynamic_rests, family_member_diverges, fragments_in_runs, whole_names,
+    FamilyMatch, Fragment, FragmentIndex,
+};
+pub use imports::{imports, imports_in_runs, Import};
+pub use vocab::*;
+
+/// Why a run or token is frozen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FreezeReason {
+    /// Python keywords and soft keywords: renaming them changes the syntax.
+    Keyword,
+    /// Names that code outside the repository defines or calls (stdlib, site-packages,
+    /// builtins): the repository may pass its objects to that code, or call into it.
+    Outside,
+    /// Names the repository imports from modules outside it.
+    Imported,
+    /// Test discovery and tool protocols (`test_*`, `setUp`, `conftest`, pytest hooks).
+    Tool,
+    /// Too short to rename safely (`%d`, `i`, string prefixes), or a placeholder (`aaa`).
+    Short,
+    /// Listed in the user's `--freeze` file.
+    User,
+    /// Used in a string fragment that builds names at run time.
+    Dynamic,
+    /// `__name__` runs: Python's own protocol.
+    Dunder,
+    /// Named inside a binary file (a zip archive's member names), which the view serves
+    /// unchanged.
+    Binary,
+    /// A string literal in code that names a key a configuration file of the tree keeps
+    /// (`parser.get("versioneer", "VCS")` beside `[versioneer] VCS = git`).
+    Config,
+    /// An extension of a file name in the tree: names keep their extensions, so every text
+    /// keeps the word too (`name + ".toml"`, a dict keyed by the extensions it reads).
+    Extension,
+    /// Spelled by a regular expression of the repository (`platform[._](machine|release)`):
+    /// the text it matches keeps the word (see `patterns`).
+    Pattern,
+    /// The lower case of hyphenated data the tree holds capitalised (`last-translator`
+    /// beside the header `Last-Translator`): code compares it with that data lowercased.
+    Data,
+}
+
+/// Keywords never change.
+pub fn is_keyword(run: &str) -> bool {
+    KEYWORDS.contains(&run)
+}
+
+/// Tool protocols: fixed names, pytest hooks (`pytest_*`) and unittest's `test*` lookups rely
+/// on the frozen `test` token.
+pub fn is_tool_run(run: &str) -> bool {
+    TOOL_RUNS.contains(&run) || run.starts_with("pytest_")
+}
+
+/// The lowercase letter tokens of a run that are long enough to rename.
+pub fn owned_tokens(run: &str) -> impl Iterator<Item = String> + '_ {
+    tokens::split(run).into_iter().filter_map(|p| match p {
+        Piece::Word(w, _) if w.len() >= MIN_TOKEN_LEN && !is_placeholder(w) => {
+            Some(w.to_ascii_lowercase())
+        }
+        _ => None,
+    })
+}
+
+/// One letter repeated (`aaa`, `BBB`, `xxxx`): a placeholder, not a word. Test data spells
+/// such names letter by letter (pyparsing parses `"AAA\nBBB"` with `Word("B")`), so renaming
+/// one as a word breaks the data and hides nothing.
+fn is_placeholder(w: &str) -> bool {
+    let mut b = w.bytes().map(|c| c.to_ascii_lowercase());
+    let first = b.next();
+    b.all(|c| Some(c) == first)
+}
+
+/// All lowercase tokens of a run, whatever their length (for excluding vocabulary words).
+pub fn all_tokens(run: &str) -> impl Iterator<Item = String> + '_ {
+    tokens::split(run).into_iter().filter_map(|p| match p {
+        Piece::Word(w, _) => Some(w.to_ascii_lowercase()),
+        _ => None,
+    })
+}
+
+/// Everything the policy learned about a repository.
+#[derive(Debug, Clone, Default)]
+pub struct Findings {
+    /// Frozen runs that matter for this repository, with the reason.
+    pub frozen_runs: BTreeMap<String, FreezeReason>,
+    /// Tokens never mapped, with the reason.
+    pub frozen_tokens: BTreeMap<String, FreezeReason>,
+    /// Runs the repository's code uses (candidates for owning).
+    pub code_runs: BTreeSet<String>,
+    /// Every lowercase token seen anywhere in the repository (excluded from the vocabulary).
+    pub seen_tokens: BTreeSet<String>,
+    /// Tokens to map.
+    pub owned_tokens: BTreeSet<String>,
+    /// Owned runs that will be renamed (at least one token is mapped).
+    pub owned_runs: BTreeSet<String>,
+    /// Owned runs that stay as they are (frozen, or every token frozen or too short).
+    pub frozen_owned: BTreeSet<String>,
+    /// Owned runs renamed although outside code names them too, because the repository only
+    /// uses them as local variables (see `is_pure_local`); a subset of `owned_runs`.
+    pub local_runs: BTreeSet<String>,
+    /// Starts and ends of the code's runs of three words or more, which strings swap like
+    /// the code does (`rename::affixes`); kept in step with `code_runs` by `add_code_runs`.
+    pub code_affixes: HashSet<Box<str>>,
+}
+
+impl Findings {
+    /// Count more runs as names the code uses, with their starts and ends.
+    fn add_code_runs(&mut self, runs: impl IntoIterator<Item = String>) {
+        for r in runs {
+            if !self.code_runs.contains(&r) {
+                self.code_affixes.extend(super::rename::affixes(&r));
+                self.code_runs.insert(r);
+            }
+        }
+    }
+}
+
+/// Inputs of the policy.
+pub struct PolicyInput<'a> {
+    /// Python files: original relative path and contents.
+    pub python: Vec<(&'a str, &'a [u8])>,
+    /// Other text files: original relative path (which decides the format) and contents.
+    pub text: Vec<(&'a str, &'a [u8])>,
+    /// Binary files: served unchanged, so the names stored in them must not change.
+    pub binary: Vec<&'a [u8]>,
+    /// Every path component in the tree (file and directory names).
+    pub names: Vec<&'a str>,
+    /// Module and package names the repository itself provides at its import roots.
+    pub own_modules: &'a BTreeSet<String>,
+    /// Module and package names importable from the environment (stdlib and site-packages).
+    pub env_modules: &'a BTreeSet<String>,
+    /// Names outside code defines or calls.
+    pub env_names: &'a BTreeSet<String>,
+    /// The interpreter's builtin names (`dir(builtins)`).
+    pub builtins: &'a BTreeSet<String>,
+    /// Whether outside names used only as locals are renamed (`is_pure_local`; opt-in).
+    pub release_locals: bool,
+    /// Every module name (file stem or package dir) anywhere in the tree.
+    pub tree_modules: &'a BTreeSet<String>,
+    /// User freeze list entries.
+    pub user: &'a [String],
+    /// Names the repository's Python files define (see `defs`).
+    pub defined: &'a BTreeSet<String>,
+    /// Words outside code looks data up by (the words of Unicode character names, lower
+    /// case; codec names as codec lookup normalizes them, `iso_8859_1`): a string literal of
+    /// the repository that is one of them stays.
+    pub data_words: &'a BTreeSet<String>,
+}
+
+/// Whether a top-level imported module is outside the repository: not one of its import
+/// roots, and either importable from the environment or absent from the tree.
+pub fn is_outside_module(top: &str, input: &PolicyInput<'_>) -> bool {
+    if input.own_modules.contains(top) {
+        return false;
+    }
+    input.env_modules.contains(top) || !input.tree_modules.contains(top)
+}
+
+/// What one Python file contributes to the policy.
+struct FileFacts<'a> {
+    /// Names imported from outside modules (module path parts and imported names).
+    frozen_imports: Vec<String>,
+    fragments: Vec<Fragment>,
+    /// Distinct runs of any class, and of code.
+    runs: HashSet<&'a str>,
+    code_runs: HashSet<&'a str>,
+    /// Runs that outside code could see (see `scope`).
+    exposed: HashSet<&'a str>,
+    /// Runs that are a whole string literal (`"VCS"`), as code names a configuration key.
+    whole_strings: HashSet<&'a str>,
+    /// Whole string literals passed to a method that cuts a string and keeps the rest
+    /// (`name.partition("ParamType")`): see `add_affix_rests`.
+    cut_strings: HashSet<&'a str>,
+    /// Runs inside regular expressions written as literals (see `patterns`).
+    pattern_runs: HashSet<&'a str>,
+    /// Runs of string literals that spell a codec name (`"iso-8859-1"`, see `codec_literal`).
+    codec_runs: HashSet<&'a str>,
+}
+
+/// Methods of `str` that cut a piece off and give the program the rest.
+const CUTTING_METHODS: &[&str] = &[
+    "partition",
+    "rpartition",
+    "removeprefix",
+    "removesuffix",
+    "replace",
+    "split",
+    "rsplit",
+];
+
+/// The cutting method (`CUTTING_METHODS`) whose first argument is the string literal opened
+/// at `quote` (`.partition(` right before it), if any.
+fn cutting_method(src: &[u8], quote: usize) -> Option<&'static str> {
+    let mut i = quote;
+    while i > 0 && src[i - 1].is_ascii_alphabetic() && quote - (i - 1) <= 2 {
+        i -= 1;
+    }
+    while i > 0 && matches!(src[i - 1], b' ' | b'\t') {
+        i -= 1;
+    }
+    if i == 0 || src[i - 1] != b'(' {
+        return None;
+    }
+    let end = i - 1;
+    let mut start = end;
+    while start > 0 && (src[start - 1].is_ascii_alphanumeric() || src[start - 1] == b'_') {
+        start -= 1;
+    }
+    if start == 0 || src[start - 1] != b'.' {
+        return None;
+    }
+    let name = std::str::from_utf8(&src[start..end]).ok()?;
+    CUTTING_METHODS.iter().copied().find(|m| *m == name)
+}
+
+/// Whether the string run at `start..end` belongs to a literal that spells, whole, a name in
+/// `names` once normalized as codec lookup does (lower case, every run of other characters
+/// than letters, digits and `.` one `_`): `"iso-8859-1"`, `'UTF-8'`, `"latin_1"`.
+fn codec_literal(src: &[u8], start: usize, end: usize, names: &BTreeSet<String>) -> bool {
+    let part = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b' ';
+    let mut a = start;
+    while a > 0 && part(src[a - 1]) {
+        a -= 1;
+    }
+    let mut b = end;
+    while b < src.len() && part(src[b]) {
+        b += 1;
+    }
+    let (Some(&open), Some(&close)) = (a.checked_sub(1).and_then(|i| src.get(i)), src.get(b))
+    else {
+        return false;
+    };
+    if !matches!(open, b'"' | b'\'') || close != open || b - a > 40 {
+        return false;
+    }
+    let mut norm = String::new();
+    for w in src[a..b]
+        .split(|c| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !norm.is_empty() {
+            norm.push('_');
+        }
+        norm.push_str(&String::from_utf8_lossy(w).to_ascii_lowercase());
+    }
+    // A plain word is the Unicode-word rule's (`whole_strings`); this one is for names with
+    // a separator or a digit, which no English word has.
+    norm.contains(|c: char| c == '_' || c.is_ascii_digit()) && names.contains(&norm)
+}
+
+fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
+    // One lexer pass serves imports, fragments, the run sets and exposure.
+    let mut runs = Vec::new();
+    // Exposure only matters to the opt-in pure-local rule; it is a third of the lexing cost.
+    let mut exposure = input.release_locals.then(|| Exposure::new(src));
+    lexer::scan_python(src, |e| {
+        if let lexer::Event::Run(r) = e {
+            runs.push(r);
+        }
+        if let Some(x) = exposure.as_mut() {
+            x.event(e);
+        }
+    });
+    let fragments = fragments_in_runs(src, &runs);
+    let pattern_runs = super::patterns::pattern_runs(src, &runs)
+        .into_iter()
+        .filter_map(|r| std::str::from_utf8(&src[r.start..r.end]).ok())
+        .collect();
+    let mut ff = FileFacts {
+        frozen_imports: Vec::new(),
+        fragments,
+        runs: HashSet::new(),
+        code_runs: HashSet::new(),
+        exposed: exposure.map(Exposure::finish).unwrap_or_default(),
+        whole_strings: HashSet::new(),
+        cut_strings: HashSet::new(),
+        pattern_runs,
+        codec_runs: HashSet::new(),
+    };
+    for imp in imports_in_runs(src, &runs) {
+        let outside = imp.level == 0
+            && imp
+                .module
+                .first()
+                .is_some_and(|top| is_outside_module(top, input));
+        if outside {
+            ff.frozen_imports
+                .extend(imp.module.into_iter().chain(imp.names));
+        }
+    }
+    for r in runs {
+        let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
+            continue;
+        };
+        ff.runs.insert(run);
+        if r.class == Class::String && codec_literal(src, r.start, r.end, input.data_words) {
+            ff.codec_runs.insert(run);
+        }
+        if r.class == Class::Code {
+            ff.code_runs.insert(run);
+        } else if r.class == Class::String
+            && r.start > 0
+            && matches!(src[r.start - 1], b'"' | b'\'')
+            && src.get(r.end) == Some(&src[r.start - 1])
+        {
+            ff.whole_strings.insert(run);
+            if cutting_method(src, r.start - 1).is_some() {
+                ff.cut_strings.insert(run);
+            }
+        }
+    }
+    ff
+}
+
+/// Run the policy over a repository.
+pub fn analyze(input: &PolicyInput<'_>) -> Findings {
+    let mut f = Findings::default();
+    for t in TOOL_TOKENS {
+        f.frozen_tokens.insert(t.to_string(), FreezeReason::Tool);
+    }
+    for k in KEYWORDS {
+        f.frozen_runs.insert(k.to_string(), FreezeReason::Keyword);
+    }
+    for t in TOOL_RUNS {
+        f.frozen_runs.insert(t.to_string(), FreezeReason::Tool);
+    }
+    for k in SQL_KEYWORDS.iter().chain(URI_SCHEMES) {
+        f.frozen_runs
+            .entry(k.to_string())
+            .or_insert(FreezeReason::Keyword);
+    }
+    for n in &input.names {
+        for e in super::name_extensions(n) {
+            f.frozen_runs
+                .entry(e.to_string())
+                .or_insert(FreezeReason::Extension);
+        }
+    }
+    for u in input.user {
+        f.frozen_runs.insert(u.clone(), FreezeReason::User);
+        if tokens::word_count(u) == 1 {
+            f.frozen_tokens
+                .insert(u.to_ascii_lowercase(), FreezeReason::User);
+        }
+    }
+    // Per-file facts in parallel; every distinct run is split into tokens once.
+    let mut facts: Vec<FileFacts<'_>> = input
+        .python
+        .par_iter()
+        .map(|(_, src)| file_facts(src, input))
+        .collect();
+    for t in formats::FROZEN_TOKENS {
+        f.frozen_tokens.insert(t.to_string(), FreezeReason::Tool);
+    }
+    for t in facts
+        .iter()
+        .flat_map(|ff| ff.pattern_runs.iter())
+        .flat_map(|r| owned_tokens(r))
+    {
+        f.frozen_tokens.entry(t).or_insert(FreezeReason::Pattern);
+    }
+    // A codec name spelled in a string (`"iso-8859-1"`) is outside data: the codec is looked
+    // up by it, so its words stay, in the string and wherever else the code spells them.
+    for run in facts.iter().flat_map(|ff| ff.codec_runs.iter()) {
+        if owned_tokens(run).next().is_some() {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Outside);
+        }
+    }
+    freeze_sphinx_settings(input, &mut f);
+    freeze_lower_case_of_capitalised_data(input, &facts, &mut f);
+    // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
+    // tools' vocabulary, not places where the repository uses a name; their tokens are only
+    // kept out of the virtual words.
+    let (text_runs, fixed_text_runs): (Vec<HashSet<&str>>, Vec<HashSet<&str>>) = input
+        .text
+        .par_iter()
+        .map(|(path, src)| {
+            let mut used = HashSet::new();
+            let mut fixed = HashSet::new();
+            for r in formats::text_file_runs(path.as_bytes(), src, &formats::Plain::default()) {
+                if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
+                    if r.class == Class::Fixed {
+                        fixed.insert(run);
+                    } else {
+                        used.insert(run);
+                    }
+                }
+            }
+            (used, fixed)
+        })
+        .unzip();
+    // Keys and syntax words that configuration files keep (TOML exactly; INI without case,
+    // as configparser reads option names), URLs and other protected spans aside: code that
+    // names one in a string literal reads the file by it (`parser.get("versioneer", "VCS")`),
+    // so that literal must keep it too.
+    let mut toml_words: HashSet<&str> = HashSet::new();
+    let mut ini_words: HashSet<String> = HashSet::new();
+    // The same keys in a TOML or INI file below the root (test fixtures, package data, not
+    // the tools' `pyproject.toml` or `setup.cfg` at the root, whose keys are tool vocabulary).
+    let mut data_keys: HashSet<String> = HashSet::new();
+    for (path, src) in &input.text {
+        let below_root = path.contains('/');
+        let plain = formats::Plain::default();
+        let (runs, lower) = match formats::format_of(path.as_bytes()) {
+            formats::Format::Toml => (formats::toml::runs(src), false),
+            formats::Format::Ini => (formats::ini::runs(src, &plain), true),
+            _ => continue,
+        };
+        for r in runs
+            .iter()
+            .filter(|r| r.class == Class::Fixed && is_config_key(src, r.start, r.end, lower))
+        {
+            if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
+                if lower {
+                    ini_words.insert(run.to_ascii_lowercase());
+                } else {
+                    toml_words.insert(run);
+                }
+                if below_root {
+                    data_keys.insert(if lower {
+                        run.to_ascii_lowercase()
+                    } else {
+                        run.to_string()
+                    });
+                }
+            }
+        }
+    }
+    for ff in &facts {
+        for w in &ff.whole_strings {
+            // A word outside code looks data up by (`"lamda"`, which sympy passes on to
+            // `unicodedata.lookup("GREEK SMALL LETTER LAMDA")`).
+            if tokens::word_count(w) == 1
+                && w.bytes().all(|b| b.is_ascii_alphabetic())
+                && input.data_words.contains(&w.to_ascii_lowercase())
+                && owned_tokens(w).next().is_some()
+            {
+                f.frozen_runs
+                    .entry(w.to_string())
+                    .or_insert(FreezeReason::Outside);
+            }
+            let hit = toml_words.contains(*w) || ini_words.contains(&w.to_ascii_lowercase());
+            if hit && owned_tokens(w).next().is_some() {
+                f.frozen_runs
+                    .entry(w.to_string())
+                    .or_insert(FreezeReason::Config);
+            }
+        }
+    }
+    let mut all_runs: HashSet<&str> = HashSet::new();
+    let mut code_runs: HashSet<&str> = HashSet::new();
+    // Runs outside code could see: exposed in a Python file, or anywhere in a text file or a
+    // path (configuration, templates and file names are read by outside code as data).
+    let mut exposed: HashSet<&str> = HashSet::new();
+    let mut fragments: BTreeSet<Fragment> = BTreeSet::new();
+    for ff in &mut facts {
+        fragments.extend(ff.fragments.drain(..));
+        for m in &ff.frozen_imports {
+            f.frozen_runs
+                .entry(m.clone())
+                .or_insert(FreezeReason::Imported);
+        }
+        all_runs.extend(ff.runs.iter().copied());
+        code_runs.extend(ff.code_runs.iter().copied());
+        exposed.extend(ff.exposed.iter().copied());
+    }
+    for t in &text_runs {
+        all_runs.extend(t.iter().copied());
+        if input.release_locals {
+            exposed.extend(t.iter().copied());
+        }
+    }
+    for n in &input.names {
+        for r in lexer::text_runs(n.as_bytes()) {
+            all_runs.insert(&n[r.start..r.end]);
+            if input.release_locals {
+                exposed.insert(&n[r.start..r.end]);
+            }
+        }
+    }
+    // Names stored in binary files: only those the rest of the repository also holds matter
+    // (frozen runs are looked up where they occur), which keeps the scan's output small.
+    let binary_runs: HashSet<&str> = input
+        .binary
+        .par_iter()
+        .flat_map_iter(|b| {
+            // A gettext catalog is looked up by its original strings only (`catalog`).
+            let parts = super::catalog::mo_original_strings(b).unwrap_or_else(|| vec![*b]);
+            // Distinct first: a catalog repeats its words, and the big set is slow to probe.
+            let mut distinct: HashSet<Cow<'_, str>> = HashSet::new();
+            for p in parts {
+                distinct.extend(identifier_runs(p).map(Cow::Borrowed));
+                distinct.extend(hyphen_compounds(p).map(Cow::Owned));
+            }
+            distinct
+                .iter()
+                .flat_map(|r| stored_names(r, &all_runs))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for run in binary_runs {
+        // Outside names are frozen anyway (and reported as such).
+        if owned_tokens(run).next().is_some() && !input.env_names.contains(run) {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Binary);
+        }
+    }
+    // An upper-case word of outside data in a string (`"DOUBLE-STRUCK CAPITAL N"`, a Unicode
+    // character name) stays, whatever the code calls its lower case.
+    for run in &all_runs {
+        if !code_runs.contains(run)
+            && run.len() >= MIN_TOKEN_LEN
+            && run.bytes().all(|b| b.is_ascii_uppercase())
+            && input.data_words.contains(&run.to_ascii_lowercase())
+        {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Outside);
+        }
+    }
+    // A key that a TOML or INI data file of the tree keeps (see above) stays wherever else
+    // the tree holds it, not only in code's string literals: other data keyed like it (a
+    // JSON file of the values a TOML file must parse to) keeps it too.
+    for run in &all_runs {
+        let hit = data_keys.contains(*run) || data_keys.contains(&run.to_ascii_lowercase());
+        if hit && owned_tokens(run).next().is_some() {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Config);
+        }
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    for run in all_runs.iter().chain(fixed_text_runs.iter().flatten()) {
+        for t in all_tokens(run) {
+            seen.insert(t);
+        }
+    }
+    f.seen_tokens = seen.into_iter().collect();
+    f.add_code_runs(code_runs.into_iter().map(str::to_string));
+    add_affix_rests(&facts, input, &mut f);
+    // Owned: what the repository defines, plus its module names (file stems, packages).
+    let owned: BTreeSet<&String> = input
+        .defined
+        .iter()
+        .chain(input.tree_modules.iter())
+        .collect();
+    let whole: HashSet<String> = whole_names(&fragments, &all_runs, input, &f)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    fragments.retain(|fr| !whole.contains(&fr.run));
+    for t in fragments.iter().flat_map(Fragment::tokens) {
+        f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
+    }
+    // Only a join seen in a string (`"visit_" + kind`, `f"get_{f}_display"`) makes names at
+    // run time from data; a string that only shows an open underscore
+    // (`name.endswith("_validator")`) compares whole names, which change alike with the
+    // fragment's tokens frozen.
+    // The lower-case join of a CamelCase name the view renames (`selfref` of `SelfRef`) is a
+    // name the program uses (`lexicon::joined_pairs` maps it with the class): Django builds
+    // `selfref_set` from it, so such a family member is no data-built name.
+    let joins: Vec<String> = owned
+        .iter()
+        .filter(|r| {
+            let p = tokens::split(r);
+            p.len() >= 2
+                && p.iter().all(|x| matches!(x, Piece::Word(..)))
+                && freeze_reason(r, input, &f).is_none()
+        })
+        .map(|r| r.to_ascii_lowercase())
+        .collect();
+    f.add_code_runs(joins);
+    let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
+    let hyphen_data: HashSet<String> = input
+        .python
+        .iter()
+        .chain(input.text.iter())
+        .flat_map(|(_, b)| hyphen_words(b))
+        .map(|w| w.replace('-', "_"))
+        .collect();
+    // Outside names in lower case: an upper-case run of the repository that spells one is a
+    // name made from it at run time (pyflakes dispatches on `type(node).__name__.upper()` to
+    // handlers named `FUNCTIONDEF`, after `ast.FunctionDef`).
+    let outside_lower: HashSet<String> = input
+        .env_names
+        .iter()
+        .filter(|n| n.bytes().any(|b| b.is_ascii_uppercase()))
+        .map(|n| n.to_ascii_lowercase())
+        .collect();
+    let whole_strings: HashSet<&str> = facts
+        .iter()
+        .flat_map(|ff| ff.whole_strings.iter().copied())
+        .collect();
+    for &run in &owned {
+        // A run of a dynamic family is renamed only if its run-time part would be renamed
+        // wherever that part comes from: as a name (not frozen) and inside strings (a code
+        // identifier, or a compound). That part is data, possibly made by outside code, so
+        // being a pure local of the repository does not release it.
+        let mut local = false;
+        let reason = match freeze_reason(run, input, &f) {
+            Some(FreezeReason::Outside)
+                if input.release_locals && is_pure_local(run, &exposed, input) =>
+            {
+                local = true;
+                None
+            }
+            r => r,
+        };
+        // A run of `__`-joined segments is decided segment by segment by the renamer
+        // (`rename::segments`): freezing it whole would keep a segment that changes elsewhere.
+        let reason = reason.or_else(|| {
+            (super::rename::segments(run).is_none()
+                && built_from_data(run, &fragment_index, input, &f, &all_runs, &hyphen_data))
+            .then_some(FreezeReason::Dynamic)
+        });
+        // A CamelCase name whose lower-case join must stay (an outside name, `selfref`)
+        // stays too: the program derives the join from the class at run time.
+        let reason = reason.or_else(|| {
+            let p = tokens::split(run);
+            if p.len() >= 2 && p.iter().all(|x| matches!(x, Piece::Word(..))) {
+                freeze_reason(&run.to_ascii_lowercase(), input, &f)
+            } else {
+                None
+            }
+        });
+        let reason = reason.or_else(|| {
+            let upper = run.bytes().any(|b| b.is_ascii_uppercase())
+                && !run.bytes().any(|b| b.is_ascii_lowercase());
+            (upper && outside_lower.contains(&run.to_ascii_lowercase()))
+                .then_some(FreezeReason::Outside)
+        });
+        let reason = reason.or_else(|| upper_case_of_frozen(run, &whole_strings, input, &f));
+        if let Some(reason) = reason {
+            f.frozen_runs.entry(run.clone()).or_insert(reason);
+            f.frozen_owned.insert(run.clone());
+            continue;
+        }
+        if is_dunder(run) {
+            continue;
+        }
+        let mut any = false;
+        for t in owned_tokens(run) {
+            if !f.frozen_tokens.contains_key(&t) {
+                f.owned_tokens.insert(t);
+                any = true;
+            }
+        }
+        if any {
+            f.owned_runs.insert(run.clone());
+            if local {
+                f.local_runs.insert(run.clone());
+            }
+        } else {
+            f.frozen_owned.insert(run.clone());
+        }
+    }
+    // A family member is decided by its run-time part, which the loop above may freeze after
+    // the member was owned (`do_terminal_string` sorts before `terminal_string`, frozen as
+    // data): repeat until no owned member is built from a frozen part.
+    // A class and the family member named after its lower case (sqlparse dispatches on
+    // `"_process_" + type(x).__name__.lower()` to `_process_where` for `Where`) stay together.
+    loop {
+        let names = ClassNames::new(&f, &fragment_index);
+        let late: Vec<String> = f
+            .owned_runs
+            .iter()
+            .filter(|r| super::rename::segments(r).is_none())
+            .filter(|r| {
+                built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
+                    || upper_case_of_frozen(r, &whole_strings, input, &f).is_some()
+                    || names.parts_with_frozen(r, &fragment_index)
+            })
+            .cloned()
+            .collect();
+        if late.is_empty() {
+            break;
+        }
+        for run in late {
+            f.owned_runs.remove(&run);
+            f.local_runs.remove(&run);
+            f.frozen_runs.insert(run.clone(), FreezeReason::Dynamic);
+            f.frozen_owned.insert(run);
+        }
+    }
+    // The code also names what it never defines (`func.example_impl`, set by outside code
+    // with `setattr(func, project + "_impl", ...)`), and such a run changes wherever one of
+    // its tokens is mapped: the family rule keeps it too.
+    let undefined: Vec<String> = f
+        .code_runs
+        .iter()
+        .filter(|r| !owned.contains(r) && !f.frozen_runs.contains_key(*r))
+        .filter(|r| super::rename::segments(r).is_none())
+        .filter(|r| built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data))
+        .cloned()
+        .collect();
+    for run in undefined {
+        f.frozen_runs.insert(run, FreezeReason::Dynamic);
+    }
+    freeze_joins_of_frozen_names(&mut f);
+    // Module names count as code identifiers: imports and strings name them.
+    f.add_code_runs(input.tree_modules.iter().cloned());
+    f
+}
+
+/// An upper-case run (`SECONDS`, an enum member) whose lower case is a frozen run that the
+/// code holds as a whole string (`"seconds"`, also the outside `timedelta.seconds`) stays as
+/// well: code turns the data into the name (`Unit[minimum_unit.upper()]` with
+/// `minimum_unit="seconds"`). An upper-case run whose lower case is never data is free.
+fn upper_case_of_frozen(
+    run: &str,
+    whole_strings: &HashSet<&str>,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> Option<FreezeReason> {
+    let upper =
+        run.bytes().any(|b| b.is_ascii_uppercase()) && !run.bytes().any(|b| b.is_ascii_lowercase());
+    let lower = run.to_ascii_lowercase();
+    if !upper || !whole_strings.contains(lower.as_str()) {
+        return None;
+    }
+    freeze_reason(&lower, input, f).filter(|r| *r != FreezeReason::Short)
+}
+
+/// A string literal that a cutting method takes (`CUTTING_METHODS`) and that starts or ends
+/// code names (`"ParamType"`, which click cuts off
+/// `type(self).__name__` to describe `StringParamType` as `"String"`) makes the rest of each
+/// such name a word the program derives from the name: the rest counts as a name the code
+/// uses, so data holding it (`{"param_type": "String"}`) changes with the class. When the rest
+/// must stay (`String` is an outside name, which strings keep), its tokens stay, so the name
+/// becomes the kept rest and the renamed cut (`String` + the image of `ParamType`), which the
+/// renamed string still cuts.
+fn add_affix_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Findings) {
+    let cut: HashSet<&str> = facts
+        .iter()
+        .flat_map(|ff| ff.cut_strings.iter().copied())
+        .filter(|w| f.code_affixes.contains(*w))
+        .collect();
+    if cut.is_empty() {
+        return;
+    }
+    let mut rests: Vec<String> = Vec::new();
+    let mut kept: Vec<String> = Vec::new();
+    for run in &f.code_runs {
+        for a in super::rename::affixes(run) {
+            if !cut.contains(&*a) {
+                continue;
+            }
+            let rest = run
+                .strip_suffix(&*a)
+                .or_else(|| run.strip_prefix(&*a))
+                .unwrap_or("")
+                .trim_matches('_');
+            if rest.is_empty() || owned_tokens(rest).next().is_none() {
+                continue;
+            }
+            if freeze_reason(rest, input, f).is_some() {
+                kept.extend(owned_tokens(rest));
+            } else {
+                rests.push(rest.to_string());
+            }
+        }
+    }
+    f.add_code_runs(rests);
+    for t in kept {
+        f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
+    }
+}
+
+/// A CamelCase name that stays keeps its lower-case join too: programs make `logentry` from the
+/// class `LogEntry` at run time (Django's `model_name`), so a frozen `LogEntry` freezes the
+/// token `logentry` (which a migration's `model_name="logentry"` holds), with the same reason.
+/// Runs left with no token to map are no longer owned. The mirror of `lexicon::joined_pairs`.
+fn freeze_joins_of_frozen_names(f: &mut Findings) {
+    let mut frozen_joins: Vec<(String, FreezeReason)> = Vec::new();
+    for run in &f.frozen_owned {
+        let pieces = tokens::split(run);
+        if pieces.len() < 2 || !pieces.iter().all(|p| matches!(p, Piece::Word(..))) {
+            continue;
+        }
+        let join = run.to_ascii_lowercase();
+        if f.owned_tokens.contains(&join) {
+            let reason = f
+                .frozen_runs
+                .get(run)
+                .copied()
+                .unwrap_or(FreezeReason::Outside);
+            frozen_joins.push((join, reason));
+        }
+    }
+    if frozen_joins.is_empty() {
+        return;
+    }
+    for (join, reason) in frozen_joins {
+        f.owned_tokens.remove(&join);
+        f.frozen_tokens.entry(join).or_insert(reason);
+    }
+    let stale: Vec<String> = f
+        .owned_runs
+        .iter()
+        .filter(|r| !owned_tokens(r).any(|t| f.owned_tokens.contains(&t)))
+        .cloned()
+        .collect();
+    for r in stale {
+        f.owned_runs.remove(&r);
+        f.local_runs.remove(&r);
+        f.frozen_owned.insert(r);
+    }
+}
+
+/// Sphinx reads its settings from `conf.py` in its source directory (one that also holds
+/// `index.rst` or `index.md`) by name: the file keeps its name (`conf` is frozen), the
+/// settings it defines keep theirs (`extensions`, `html_theme`, `extlinks`), and so do the
+/// dotted names in its strings that are not the repository's own modules
+/// (`"sphinx.ext.autodoc"`): they name Sphinx extensions.
+fn freeze_sphinx_settings(input: &PolicyInput<'_>, f: &mut Findings) {
+    let index: HashSet<&str> = input.text.iter().map(|(p, _)| *p).collect();
+    for (path, src) in &input.python {
+        let (dir, base) = path.rsplit_once('/').unwrap_or(("", path));
+        let sibling = |n: &str| {
+            if dir.is_empty() {
+                n.to_string()
+            } else {
+                format!("{dir}/{n}")
+            }
+        };
+        if base != "conf.py"
+            || !(index.contains(sibling("index.rst").as_str())
+                || index.contains(sibling("index.md").as_str()))
+        {
+            continue;
+        }
+        f.frozen_runs
+            .entry("conf".to_string())
+            .or_insert(FreezeReason::Tool);
+        for name in super::defs::defined_names(src) {
+            f.frozen_runs
+                .entry(name.to_string())
+                .or_insert(FreezeReason::Tool);
+        }
+        for r in lexer::python_runs(src) {
+            if r.class != Class::String {
+                continue;
+            }
+            let dotted = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+            let mut a = r.start;
+            while a > 0 && dotted(src[a - 1]) {
+                a -= 1;
+            }
+            let mut b = r.end;
+            while b < src.len() && dotted(src[b]) {
+                b += 1;
+            }
+            let word = std::str::from_utf8(&src[a..b]).unwrap_or("");
+            let first = word.split('.').next().unwrap_or("");
+            if word.contains('.') && !input.own_modules.contains(first) {
+                if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
+                    f.frozen_runs
+                        .entry(run.to_string())
+                        .or_insert(FreezeReason::Tool);
+                }
+            }
+        }
+    }
+}
+
+/// Whether the run at `start..end` of a TOML or INI file is (part of) a key: in a table or
+/// section header (`[tool.pytest]`), or before the line's first `=` (INI also `:`). Values,
+/// classifiers and URLs are no keys.
+fn is_config_key(src: &[u8], start: usize, end: usize, ini: bool) -> bool {
+    let line_start = src[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = src[end..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(src.len(), |i| end + i);
+    let line = &src[line_start..line_end];
+    let trimmed = line.iter().position(|b| !b.is_ascii_whitespace());
+    if trimmed.is_some_and(|i| line[i] == b'[') {
+        return line[..start - line_start].iter().all(|&b| b != b']');
+    }
+    let sep = line.iter().position(|&b| b == b'=' || (ini && b == b':'));
+    sep.is_some_and(|i| end - line_start <= i)
+}
+
+/// The repository's runs stored in a binary file as `word`: the word itself, and the runs
+/// that begin it or begin it after one byte. Serialized strings sit next to bytes that happen
+/// to be letters: a pickle writes `X\x0c\0\0\0time_formatsrC` (the string, then the opcode
+/// `r` and a memo index), a length byte may be a letter too.
+fn stored_names<'a>(word: &str, runs: &HashSet<&'a str>) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    for skip in [0, 1] {
+        let Some(w) = word.get(skip..) else { continue };
+        for end in MIN_TOKEN_LEN..=w.len() {
+            let Some(cand) = w.get(..end) else { continue };
+            if cand.as_bytes()[0].is_ascii_digit() {
+                continue;
+            }
+            if let Some(&r) = runs.get(cand) {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// The ASCII identifier runs of arbitrary bytes (a binary file's stored names). Simpler and
+/// faster than the text lexer; it may find a few more runs, which only freezes more.
+fn identifier_runs(b: &[u8]) -> impl Iterator<Item = &str> {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    b.split(move |&c| !word(c))
+        .map(|w| {
+            let start = w
+                .iter()
+                .position(|c| !c.is_ascii_digit())
+                .unwrap_or(w.len());
+            &w[start..]
+        })
+        .filter(|w| w.len() >= MIN_TOKEN_LEN)
+        .filter_map(|w| std::str::from_utf8(w).ok())
+}
+
+/// Hyphenated words of a text (`Last-Translator`, `x-y-z`): runs of letters, digits and `_`
+/// joined by single hyphens.
+fn hyphen_words(b: &[u8]) -> impl Iterator<Item = &str> {
+    let part = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    b.split(move |&c| !part(c))
+        .filter_map(|w| std::str::from_utf8(w).ok())
+        .map(|w| w.trim_matches('-'))
+        .filter(|w| w.contains('-') && !w.contains("--"))
+}
+
+/// A hyphenated string in lower case (`"last-translator"`, `"metadata-version"`) stays when
+/// the tree holds the same words capitalised as data the view keeps (`Last-Translator:` in
+/// a PO header, `Metadata-Version:` in an e-mail header): parsers lowercase such names
+/// before comparing (babel, `email.message` in packaging), so the lower case must stay with
+/// the data. Without it, the string swaps like its underscore form (`last_translator`, a
+/// code name) while the data keeps its words. The capitalised spelling must be one the view
+/// keeps: no piece of it, and not its underscore form, is a code name.
+fn freeze_lower_case_of_capitalised_data(
+    input: &PolicyInput<'_>,
+    facts: &[FileFacts<'_>],
+    f: &mut Findings,
+) {
+    let code: HashSet<&str> = facts
+        .iter()
+        .flat_map(|ff| ff.code_runs.iter().copied())
+        .collect();
+    let contents = input
+        .python
+        .iter()
+        .chain(input.text.iter())
+        .map(|(_, b)| *b);
+    let found: BTreeSet<String> = contents
+        .flat_map(hyphen_words)
+        .filter(|w| w.bytes().any(|b| b.is_ascii_uppercase()))
+        .filter(|w| {
+            !code.contains(w.replace('-', "_").as_str()) && !w.split('-').any(|p| code.contains(p))
+        })
+        .map(str::to_ascii_lowercase)
+        .collect();
+    for lower in found {
+        let underscore = lower.replace('-', "_");
+        if code.contains(underscore.as_str()) && owned_tokens(&underscore).next().is_some() {
+            f.frozen_runs.entry(lower).or_insert(FreezeReason::Data);
+        }
+    }
+}
+
+/// Words joined by hyphens in a binary file (`ld-musl-x86_64` of an ELF interpreter path), in
+/// the underscore form a code name has (`ld_musl_x86_64`): text that the view groups by its
+/// hyphens swaps such a group as the code name (`Renamer::swap_hyphen_group`), so a code name
+/// that begins one is stored in the file too.
+fn hyphen_compounds(b: &[u8]) -> impl Iterator<Item = String> + '_ {
+    let part = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    b.split(move |&c| !part(c))
+        .filter(|w| w.contains(&b'-'))
+        .filter_map(|w| std::str::from_utf8(w).ok())
+        .map(|w| w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-'))
+        .filter(|w| w.len() >= MIN_TOKEN_LEN && w.contains('-'))
+        .map(|w| w.replace('-', "_"))
+}
+
+/// Whether a run that outside code also names may be renamed all the same: the repository
+/// uses it only as a local variable inside function bodies (no exposed occurrence in any
+/// file, see `scope`), so no value ever reaches outside code under that name, and renaming
+/// every occurrence consistently changes nothing outside code can observe. Builtins are
+/// kept: a name that a function reads without defining it looks just like a local, and is
+/// the builtin (a local `input` in one function, `input()` called in another). Without a
+/// list of builtins (an environment scan that has none) nothing is released.
+pub fn is_pure_local(run: &str, exposed: &HashSet<&str>, input: &PolicyInput<'_>) -> bool {
+    !exposed.contains(run) && !input.builtins.is_empty() && !input.builtins.contains(run)
+}
+
+/// Why an owned run must not be renamed, if it must not.
+pub fn freeze_reason(run: &str, input: &PolicyInput<'_>, f: &Findings) -> Option<FreezeReason> {
+    // A frozen run followed by digits stays as the renamer keeps it (`Base2` beside the
+    // outside `Base`, pytest's `option_args0`): see `Renamer::is_frozen_run`.
+    let stem = run.trim_end_matches(|c: char| c.is_ascii_digit());
+    if stem.len() < run.len() && !stem.is_empty() {
+        if let Some(r) = freeze_reason(stem, input, f) {
+            return Some(r);
+        }
+    }
+    if is_dunder(run) {
+        Some(FreezeReason::Dunder)
+    } else if is_keyword(run) {
+        Some(FreezeReason::Keyword)
+    } else if is_tool_run(run) {
+        Some(FreezeReason::Tool)
+    } else if let Some(r) = f.frozen_runs.get(run) {
+        Some(*r)
+    } else if input.env_names.contains(run) {
+        Some(FreezeReason::Outside)
+    } else if owned_tokens(run).next().is_none() {
+        Some(FreezeReason::Short)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod case_tests;
+#[cfg(test)]
+mod dynamic_tests;
+#[cfg(test)]
+mod pattern_tests;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,616 @@
+
+use super::*;
+
+#[test]
+fn finds_imports() {
+    let src = b"import os.path as p, sys\nfrom collections import (OrderedDict,\n    defaultdict as dd)\nfrom . import sibling\nfrom ..pkg.mod import thing; x = 1\n";
+    let imps = imports(src);
+    assert_eq!(imps.len(), 4, "{imps:?}");
+    assert_eq!(imps[0].module, ["os", "path", "sys"]);
+    assert_eq!(imps[1].module, ["collections"]);
+    assert_eq!(imps[1].names, ["OrderedDict", "defaultdict"]);
+    assert_eq!(imps[2].level, 1);
+    assert_eq!(imps[2].names, ["sibling"]);
+    assert_eq!(imps[3].level, 2);
+    assert_eq!(imps[3].module, ["pkg", "mod"]);
+    assert_eq!(imps[3].names, ["thing"]);
+}
+
+#[test]
+fn import_inside_a_string_is_not_an_import() {
+    let src = b"doc = '''\nimport secret_mod\n'''\n";
+    assert!(imports(src).is_empty());
+}
+
+fn set(xs: &[&str]) -> BTreeSet<String> {
+    xs.iter().map(|s| s.to_string()).collect()
+}
+
+/// A tree's policy input with nothing from the environment: fields a test needs are set
+/// over it (`PolicyInput { python: ..., ..tree(&own, &defined) }`).
+fn tree<'a>(own: &'a BTreeSet<String>, defined: &'a BTreeSet<String>) -> PolicyInput<'a> {
+    static NONE: BTreeSet<String> = BTreeSet::new();
+    PolicyInput {
+        python: vec![],
+        text: vec![],
+        binary: vec![],
+        names: vec![],
+        own_modules: own,
+        env_modules: &NONE,
+        env_names: &NONE,
+        builtins: &NONE,
+        release_locals: false,
+        tree_modules: own,
+        user: &[],
+        defined,
+        data_words: &NONE,
+    }
+}
+
+#[test]
+fn outside_module_is_decided_by_import_roots_not_file_names() {
+    let own = set(&["shop"]);
+    let env = set(&["os", "json"]);
+    let tree = set(&["shop", "os", "helpers"]);
+    let names = BTreeSet::new();
+    let input = PolicyInput {
+        python: vec![],
+        text: vec![],
+        binary: vec![],
+        names: vec![],
+        own_modules: &own,
+        env_modules: &env,
+        env_names: &names,
+        builtins: &BTreeSet::new(),
+        release_locals: true,
+        tree_modules: &tree,
+        user: &[],
+        defined: &names,
+        data_words: &BTreeSet::new(),
+    };
+    // A tests/os/ folder does not make `import os` the repository's own.
+    assert!(is_outside_module("os", &input));
+    assert!(!is_outside_module("shop", &input));
+    // A sibling module that the environment does not provide is the repository's.
+    assert!(!is_outside_module("helpers", &input));
+    assert!(is_outside_module("numpy", &input));
+}
+
+/// A string literal in code naming a key that a configuration file keeps stays (INI
+/// without case): versioneer reads `[versioneer] VCS = git` from setup.cfg by the strings
+/// `"versioneer"` and `"VCS"`, and the key does not change in the view.
+#[test]
+fn strings_naming_configuration_keys_stay() {
+    let own = set(&["versioneer", "tool"]);
+    let defined = set(&[
+        "versioneer",
+        "get_config",
+        "parser",
+        "VCS",
+        "tool",
+        "style",
+        "Tool",
+    ]);
+    let py: &[u8] = b"def get_config(parser):\n    VCS = parser.get(\"versioneer\", \"VCS\")\n    return VCS, \"style\", \"Tool\"\n\nclass Tool:\n    pass\n";
+    let cfg: &[u8] =
+        b"[versioneer]\nvcs = git\nstyle = pep440\n[metadata]\nclassifiers = Framework :: Tool\n";
+    let input = PolicyInput {
+        python: vec![("versioneer.py", py), ("tool.py", b"x = 1\n")],
+        text: vec![("setup.cfg", cfg)],
+        binary: vec![],
+        names: vec!["versioneer.py", "tool.py", "setup.cfg"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &set(&["get"]),
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("versioneer"), Some(&FreezeReason::Config));
+    assert_eq!(f.frozen_runs.get("VCS"), Some(&FreezeReason::Config));
+    // `style` is a key of the file too.
+    assert_eq!(f.frozen_runs.get("style"), Some(&FreezeReason::Config));
+    assert!(f.owned_runs.contains("get_config"));
+    assert!(
+        f.owned_runs.contains("tool"),
+        "not named in a string: stays renamed"
+    );
+}
+
+/// A key a TOML data file keeps stays in other data too: tomlkit's spec tests compare the
+/// parse of `bare_key = "value"` with a JSON file keyed `"bare_key"`. A key of the root's
+/// tool configuration is no such data (see `outside_names_used_only_as_locals_are_renamed`).
+#[test]
+fn keys_of_configuration_files_stay_in_other_data() {
+    let own = set(&["parser"]);
+    let defined = set(&["bare_word", "key_name", "parse"]);
+    let py: &[u8] = b"def parse(bare_word, key_name):\n    return bare_word, key_name\n";
+    let toml: &[u8] = b"bare_key = \"value\"\n";
+    let json: &[u8] = b"{\"bare_key\": {\"type\": \"string\", \"value\": \"value\"}}\n";
+    let input = PolicyInput {
+        python: vec![("parser.py", py)],
+        text: vec![("tests/key.toml", toml), ("tests/key.json", json)],
+        binary: vec![],
+        names: vec!["parser.py", "key.toml", "key.json"],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("bare_key"), Some(&FreezeReason::Config));
+    assert!(f.owned_runs.contains("bare_word") && f.owned_runs.contains("key_name"));
+    let without_toml = PolicyInput {
+        text: vec![("tests/key.json", json)],
+        ..input
+    };
+    assert!(!analyze(&without_toml).frozen_runs.contains_key("bare_key"));
+}
+
+/// SQL keywords and upper-case words of outside data in strings stay, though the code
+/// uses their lower case (`deferred`, `double`) as names of its own.
+#[test]
+fn sql_keywords_and_upper_case_data_words_stay() {
+    let own = set(&["backend"]);
+    let defined = set(&["deferred", "double", "ledger"]);
+    let data = set(&["double", "struck", "capital"]);
+    let py: &[u8] = b"deferred = 1\ndouble = 2\nledger = 3\nSQL = 'DEFERRABLE INITIALLY DEFERRED'\nN = lookup('DOUBLE-STRUCK CAPITAL N')\nL = 'LEDGER'\n";
+    let input = PolicyInput {
+        python: vec![("backend.py", py)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["backend.py"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &set(&["lookup"]),
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &data,
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("DEFERRED"), Some(&FreezeReason::Keyword));
+    assert_eq!(f.frozen_runs.get("DOUBLE"), Some(&FreezeReason::Outside));
+    assert!(!f.frozen_runs.contains_key("LEDGER"));
+    assert!(f.owned_runs.contains("deferred") && f.owned_runs.contains("double"));
+}
+
+/// A URI scheme is data a browser reads: markdown's `mailto = "mailto:" + email` keeps
+/// both the local and the string.
+#[test]
+fn uri_schemes_stay() {
+    let own = set(&["links"]);
+    let defined = set(&["mailto", "anchor"]);
+    let py: &[u8] = b"def anchor(email):\n    mailto = 'mailto:' + email\n    return mailto\n";
+    let input = PolicyInput {
+        python: vec![("links.py", py)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["links.py"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &BTreeSet::new(),
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("mailto"), Some(&FreezeReason::Keyword));
+    assert!(!f.owned_runs.contains("mailto") && f.owned_runs.contains("anchor"));
+}
+
+/// An upper-case run that spells an outside name with capitals stays: pyflakes dispatches
+/// on `type(node).__name__.upper()`, so its handler `FUNCTIONDEF` is named after the
+/// outside `ast.FunctionDef`.
+#[test]
+fn upper_case_spellings_of_outside_names_stay() {
+    let own = set(&["checker"]);
+    let defined = set(&["FUNCTIONDEF", "Checker", "handle", "SHELFCODE"]);
+    let env = set(&["FunctionDef", "shelfcode"]);
+    let py: &[u8] = b"class Checker:\n    def handle(self, node):\n        return getattr(self, type(node).__name__.upper())(node)\n    def FUNCTIONDEF(self, node):\n        return node\n    SHELFCODE = 1\n";
+    let input = PolicyInput {
+        python: vec![("checker.py", py)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["checker.py"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &env,
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+    };
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("FUNCTIONDEF"),
+        Some(&FreezeReason::Outside)
+    );
+    // Only names with capitals count: an all-lower outside word frees its upper spelling.
+    assert!(f.owned_runs.contains("SHELFCODE"), "{:?}", f.owned_runs);
+    assert!(f.owned_runs.contains("handle"));
+}
+
+/// A string literal that is a word of outside data (a Unicode character name's word) stays:
+/// sympy builds `unicodedata.lookup("GREEK SMALL LETTER " + name.upper())` from `"lamda"`.
+#[test]
+fn strings_that_are_words_of_outside_data_stay() {
+    let own = set(&["symbology"]);
+    let defined = set(&["lamda", "greek_letters", "pretty_name"]);
+    let data = set(&["lamda", "greek", "letter"]);
+    let py: &[u8] = b"greek_letters = ['alpha', 'lamda']\nlamda = 3\n\ndef pretty_name(x):\n    return 'pretty_name'\n";
+    let input = PolicyInput {
+        python: vec![("symbology.py", py)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["symbology.py"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &BTreeSet::new(),
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &data,
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("lamda"), Some(&FreezeReason::Outside));
+    assert!(f.owned_runs.contains("pretty_name"), "{:?}", f.owned_runs);
+}
+
+/// A name stored in a binary file next to bytes that happen to be letters (a pickle's
+/// `X\x0c\0\0\0time_formatsrC`) is still a stored name, frozen like any other.
+#[test]
+fn names_stored_in_pickles_are_found() {
+    let own = set(&["dates"]);
+    let defined = set(&["time_formats", "Locale", "date_formats"]);
+    let py: &[u8] = b"class Locale:\n    @property\n    def time_formats(self):\n        return self._data['time_formats']\n    date_formats = None\n";
+    let blob: &[u8] = b"\x80\x02}q\x00(X\x0c\x00\x00\x00time_formatsrC\x0f\x00\x00}";
+    let input = PolicyInput {
+        python: vec![("dates.py", py)],
+        text: vec![],
+        binary: vec![blob],
+        names: vec!["dates.py", "en.dat"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &BTreeSet::new(),
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+    };
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("time_formats"),
+        Some(&FreezeReason::Binary)
+    );
+    assert!(f.owned_runs.contains("date_formats"), "{:?}", f.owned_runs);
+}
+
+/// A hyphenated name stored in a binary file (an ELF interpreter `/lib/ld-musl-x86_64.so.1`)
+/// keeps the code name its underscore form begins (`ld_musl`, a test's argument): strings
+/// swap `ld-musl` as that code name, and the file's bytes never change.
+#[test]
+fn hyphenated_names_stored_in_binary_files_are_found() {
+    let own = set(&["test_elf"]);
+    let defined = set(&["test_interpreter", "ld_musl", "interpreter"]);
+    let py: &[u8] = b"def test_interpreter(ld_musl, interpreter):\n    assert interpreter == f'/lib/ld-musl-{ld_musl}.so.1'\n";
+    let blob: &[u8] = b"\x7fELF\x02\x01\x00\x00/lib/ld-musl-x86_64.so.1\x00\x00";
+    let input = PolicyInput {
+        python: vec![("test_elf.py", py)],
+        text: vec![],
+        binary: vec![blob],
+        names: vec!["test_elf.py", "musl-x86_64"],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("ld_musl"), Some(&FreezeReason::Binary));
+    assert!(f.owned_runs.contains("interpreter"), "{:?}", f.owned_runs);
+    let text_only = PolicyInput {
+        binary: vec![],
+        ..input
+    };
+    assert!(analyze(&text_only).owned_runs.contains("ld_musl"));
+}
+
+/// A codec name in a string stays (Django decodes WSGI paths with
+/// `path.decode("iso-8859-1")`; with its own `iso` renamed the codec was unknown), and so
+/// does the word wherever the code spells it; a word that only looks like one does not.
+#[test]
+fn codec_names_in_strings_stay() {
+    let own = set(&["client"]);
+    let defined = set(&["iso", "get_path", "latin"]);
+    let py: &[u8] =
+        b"def get_path(path, iso, latin):\n    return path.decode(\"iso-8859-1\"), \"latin pie\"\n";
+    let codecs = set(&["iso_8859_1", "latin_1", "utf_8"]);
+    let env = set(&["decode", "path"]);
+    let input = PolicyInput {
+        python: vec![("client.py", py)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["client.py"],
+        env_names: &env,
+        data_words: &codecs,
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("iso"), Some(&FreezeReason::Outside));
+    assert!(f.owned_runs.contains("latin"), "{:?}", f.frozen_runs);
+    assert!(f.owned_runs.contains("get_path"));
+    let no_codecs = PolicyInput {
+        data_words: &BTreeSet::new(),
+        ..input
+    };
+    assert!(analyze(&no_codecs).owned_runs.contains("iso"));
+}
+
+/// A gettext catalog freezes the names of its original strings (what `gettext` looks up)
+/// and nothing of its translations or header: Django's 1,204 catalogs all say
+/// `Project-Id-Version: django`, and every translated word used to freeze its spelling.
+#[test]
+fn catalogs_freeze_only_their_original_strings() {
+    let own = set(&["shop"]);
+    let defined = set(&["Cart", "Warenkorb", "shop", "checkout"]);
+    let py: &[u8] = b"class Cart:\n    pass\n\nclass Warenkorb:\n    pass\n\ndef checkout():\n    return _('Cart')\n";
+    let mo = super::super::catalog::tests::catalog(&[
+        ("", "Project-Id-Version: shop\n"),
+        ("Cart", "Warenkorb"),
+    ]);
+    let input = PolicyInput {
+        python: vec![("shop.py", py)],
+        text: vec![],
+        binary: vec![&mo],
+        names: vec!["shop.py", "django.mo"],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("Cart"), Some(&FreezeReason::Binary));
+    assert!(f.owned_runs.contains("Warenkorb"), "{:?}", f.frozen_runs);
+    assert!(f.owned_runs.contains("shop"), "{:?}", f.frozen_runs);
+    // A binary file that is no catalog still freezes every name it stores.
+    let mut not_mo = mo.clone();
+    not_mo[0] = 0;
+    let input = PolicyInput {
+        binary: vec![&not_mo],
+        ..input
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("Warenkorb"), Some(&FreezeReason::Binary));
+}
+
+/// Every extension of a name in the tree is frozen wherever it appears: file names keep
+/// their extensions, and code builds or reads them as data (`name + ".toml"`,
+/// `case["toml"]`), so a package named like one keeps that word.
+#[test]
+fn extensions_of_the_trees_names_are_frozen_everywhere() {
+    let own = set(&["toml"]);
+    let defined = set(&["toml", "load_case", "case"]);
+    let src: &[u8] =
+        b"def load_case(case):\n    return case[\"toml\"], case[\"name\"] + \".toml\"\n";
+    let input = PolicyInput {
+        python: vec![("toml/cases.py", src)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["toml", "cases.py", "tests", "books.toml", "archive.tar.gz"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &BTreeSet::new(),
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("toml"), Some(&FreezeReason::Extension));
+    assert_eq!(f.frozen_runs.get("gz"), Some(&FreezeReason::Extension));
+    assert!(!f.owned_runs.contains("toml"), "{:?}", f.owned_runs);
+    assert!(f.owned_runs.contains("load_case"));
+}
+
+/// The renamer keeps a frozen run followed by digits (`Base2` beside the outside `Base`),
+/// so the policy must not count such a run as renamed (the bundle's `owned_runs` is what
+/// the leak tests check the view against).
+#[test]
+fn a_frozen_name_with_digits_is_not_owned() {
+    let own = set(&["shop"]);
+    let names = set(&["Base"]);
+    let defined = set(&["Base2", "Basket2"]);
+    let src: &[u8] = b"class Base2(object):\n    pass\nclass Basket2(Base2):\n    pass\n";
+    let input = PolicyInput {
+        python: vec![("shop/kinds.py", src)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["shop", "kinds.py"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &names,
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+    };
+    let f = analyze(&input);
+    assert!(f.frozen_owned.contains("Base2"), "{:?}", f.owned_runs);
+    assert!(!f.owned_runs.contains("Base2"));
+    assert!(f.owned_runs.contains("Basket2"));
+}
+
+/// A letter repeated is a placeholder, never a token to map: `bbb` and `xxx_aaa` stay,
+/// and a run with a real word beside one maps only the word.
+#[test]
+fn placeholders_are_not_tokens() {
+    let own = set(&["shop"]);
+    let defined = set(&["bbb", "xxx_aaa", "basket_bbb"]);
+    let src: &[u8] = b"bbb = 1\nxxx_aaa = 2\nbasket_bbb = 3\nprint(\"AAA\\nBBB\")\n";
+    let input = PolicyInput {
+        python: vec![("shop/kinds.py", src)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["shop", "kinds.py"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &BTreeSet::new(),
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+    };
+    let f = analyze(&input);
+    assert!(!f.owned_tokens.contains("bbb"), "{:?}", f.owned_tokens);
+    assert!(!f.owned_tokens.contains("aaa"));
+    assert!(f.owned_tokens.contains("basket"));
+    assert!(f.frozen_owned.contains("bbb"));
+    assert!(f.frozen_owned.contains("xxx_aaa"));
+    assert!(f.owned_runs.contains("basket_bbb"));
+}
+
+#[test]
+fn analyze_freezes_by_reason_and_owns_the_rest() {
+    let own = set(&["shop"]);
+    let env = set(&["json"]);
+    let tree = set(&["shop", "cart_items"]);
+    let names = set(&["dumps", "get"]);
+    let defined = set(&["CartTotal", "setUp", "self", "price_total", "get"]);
+    let src: &[u8] = b"import json\nfrom json import dumps\nclass CartTotal:\n    def setUp(self):\n        return json.dumps(self.get(), price_total=1)\n";
+    let input = PolicyInput {
+        python: vec![("shop/cart_items.py", src)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["shop", "cart_items.py"],
+        own_modules: &own,
+        env_modules: &env,
+        env_names: &names,
+        builtins: &BTreeSet::new(),
+        release_locals: true,
+        tree_modules: &tree,
+        user: &["price_total".to_string()],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs["json"], FreezeReason::Imported);
+    assert_eq!(f.frozen_runs["dumps"], FreezeReason::Imported);
+    assert_eq!(f.frozen_runs["get"], FreezeReason::Outside);
+    assert!(f.frozen_owned.contains("get"));
+    assert_eq!(f.frozen_runs["setUp"], FreezeReason::Tool);
+    assert_eq!(f.frozen_runs["class"], FreezeReason::Keyword);
+    assert_eq!(f.frozen_runs["price_total"], FreezeReason::User);
+    assert!(f.owned_runs.contains("CartTotal"));
+    assert!(f.owned_runs.contains("cart_items"));
+    assert!(f.owned_tokens.contains("cart") && f.owned_tokens.contains("total"));
+    assert!(!f.owned_tokens.contains("test"));
+    assert!(f.seen_tokens.contains("dumps"));
+    assert!(f.local_runs.is_empty());
+}
+
+#[test]
+fn outside_names_used_only_as_locals_are_renamed() {
+    let own = set(&["shop"]);
+    let tree = set(&["shop", "cart"]);
+    let env = set(&["result", "items", "total", "input", "missing"]);
+    let builtins = set(&["input"]);
+    let defined = set(&[
+        "result",
+        "items",
+        "total",
+        "input",
+        "summary",
+        "missing",
+        "visit_missing",
+    ]);
+    // `result` is only ever a local; `items` is a local here but an attribute in another
+    // file; `total` is a parameter; `input` is a local but also a builtin; `missing` is
+    // a local whose run-time part of a dynamic family is an outside name.
+    let cart: &[u8] = b"def summary(total):
+    result = total * 2
+    items = [result]
+    input = items
+    return input
+";
+    let other: &[u8] = b"def show(order):
+    return order.items()
+";
+    let dynamic: &[u8] = b"class V:
+    def visit_missing(self):
+        missing = 1
+        return missing
+    def go(self, k):
+        return getattr(self, 'visit_' + k)
+";
+    let input = PolicyInput {
+        python: vec![
+            ("shop/cart.py", cart),
+            ("shop/other.py", other),
+            ("shop/v.py", dynamic),
+        ],
+        text: vec![],
+        binary: vec![],
+        names: vec!["shop", "cart.py", "other.py", "v.py"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &env,
+        builtins: &builtins,
+        release_locals: true,
+        tree_modules: &tree,
+        user: &[],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+    };
+    let f = analyze(&input);
+    assert!(f.owned_runs.contains("result"), "{f:?}");
+    assert!(f.local_runs.contains("result"));
+    assert!(!f.frozen_runs.contains_key("result"));
+    for kept in ["items", "total", "input"] {
+        assert_eq!(
+            f.frozen_runs.get(kept),
+            Some(&FreezeReason::Outside),
+            "{kept}"
+        );
+        assert!(f.frozen_owned.contains(kept) && !f.local_runs.contains(kept));
+    }
+    // `visit_missing` is looked up by a name built from data outside code may make.
+    assert!(f.local_runs.contains("missing"));
+    assert_eq!(
+        f.frozen_runs.get("visit_missing"),
+        Some(&FreezeReason::Dynamic)
+    );
+    // A text file or a path naming the run exposes it too.
+    let text: &[u8] = b"result: 1\n";
+    let input = PolicyInput {
+        text: vec![("notes.txt", text)],
+        ..input
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("result"), Some(&FreezeReason::Outside));
+    // A tool key of a configuration file is the tool's word, not a use of the name.
+    let toml: &[u8] = b"[tool.x]\nresult = 1\n";
+    let input = PolicyInput {
+        text: vec![("pyproject.toml", toml)],
+        ..input
+    };
+    assert!(analyze(&input).local_runs.contains("result"));
+    let input = PolicyInput {
+        text: vec![],
+        binary: vec![],
+        names: vec!["shop", "result.py"],
+        ..input
+    };
+    assert!(analyze(&input).frozen_owned.contains("result"));
+}
