@@ -1,4 +1,3 @@
-
 use super::dynamic_tests::one_file;
 use super::*;
 

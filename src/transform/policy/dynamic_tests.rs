@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn set(xs: &[&str]) -> BTreeSet<String> {
@@ -302,7 +301,8 @@ class Parser:
 /// because `where` is an outside name, so `Where` stays too; the frozen class `Over`
 /// (an outside name) keeps `_process_over`, though `over` alone would be renamed. A class
 /// with no frozen partner is renamed with its member (`ledger` is a code name, which
-/// strings swap, so `_process_ledger` is not built from data).
+/// strings swap, so `_process_ledger` is not built from data). Only families read next to
+/// `__name__` tie classes: `Paginator` is renamed beside the frozen `get_paginator`.
 #[test]
 fn a_class_and_the_member_named_after_its_lower_case_stay_together() {
     let src: &[u8] = br#"
@@ -313,6 +313,13 @@ class Over:
 class Ledger:
     pass
 ledger = Ledger()
+class Paginator:
+    pass
+class Pages:
+    def get(self, what):
+        return getattr(self, "get_" + what)()
+    def get_paginator(self):
+        return Paginator
 class Filter:
     def process(self, node, over):
         name = "_process_{cls}".format(cls=type(node).__name__)
@@ -337,6 +344,11 @@ class Filter:
         "_process_over",
         "_process_ledger",
         "ledger",
+        "Paginator",
+        "Pages",
+        "get",
+        "what",
+        "get_paginator",
     ]);
     let env = set(&["getattr", "lower", "format", "type", "where", "Over"]);
     let input = one_file(src, &env, &defined);
@@ -356,6 +368,17 @@ class Filter:
         f.frozen_runs.get("over")
     );
     assert!(f.owned_runs.contains("Ledger") && f.owned_runs.contains("_process_ledger"));
+    // A family whose literal reads no `__name__` nearby ties no class: `get_paginator`
+    // stays (its run-time part is data), `Paginator` is renamed.
+    assert_eq!(
+        f.frozen_runs.get("get_paginator"),
+        Some(&FreezeReason::Dynamic)
+    );
+    assert!(
+        f.owned_runs.contains("Paginator"),
+        "{:?}",
+        f.frozen_runs.get("Paginator")
+    );
 }
 
 /// A placeholder in the middle of a literal makes an infix family (cssselect's

@@ -25,6 +25,9 @@ pub struct Fragment {
     /// same literal (`_combinator` of `"xpath_%s_combinator"`), that start: the run-time part
     /// is the middle of the family's names.
     pub after: Option<String>,
+    /// Whether `__name__` is read next to the literal (its line, or the one before or after):
+    /// the run-time part is then likely a class's name (`type(x).__name__.lower()`).
+    pub near_name: bool,
 }
 
 impl Fragment {
@@ -86,6 +89,7 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                     .iter()
                     .any(|b| matches!(b, b'"' | b'\'' | b'\n'))
         });
+        let near_name = reads_name_nearby(src, r.start, r.end);
         if dynamic_after || open_end {
             out.push(Fragment {
                 text: text.to_string(),
@@ -93,6 +97,7 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                 joined: dynamic_after,
                 prefix: true,
                 after: None,
+                near_name,
             });
             if dynamic_after {
                 last_start = Some((text.to_string(), r.end));
@@ -105,10 +110,38 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                 joined: dynamic_before,
                 prefix: false,
                 after: after.map(|(t, _)| t),
+                near_name,
             });
         }
     }
     out
+}
+
+/// Whether `__name__` appears on the line of `start..end`, the line before or the line after.
+fn reads_name_nearby(src: &[u8], start: usize, end: usize) -> bool {
+    let mut a = start;
+    let mut lines = 0;
+    while a > 0 {
+        if src[a - 1] == b'\n' {
+            lines += 1;
+            if lines == 2 {
+                break;
+            }
+        }
+        a -= 1;
+    }
+    let mut b = end;
+    let mut lines = 0;
+    while b < src.len() {
+        if src[b] == b'\n' {
+            lines += 1;
+            if lines == 2 {
+                break;
+            }
+        }
+        b += 1;
+    }
+    src[a..b].windows(8).any(|w| w == b"__name__")
 }
 
 /// The run-time parts of a run that belongs to the family of a dynamic fragment: `Output`
@@ -242,7 +275,10 @@ pub(super) fn class_lower(run: &str) -> Option<String> {
 
 /// What ties classes to the family members named after their lower case, for one round of
 /// the family rule: the run-time parts of frozen members, and the lower case of frozen
-/// classes.
+/// classes. Only families whose literal reads `__name__` nearby count (`class_families`):
+/// elsewhere a member's run-time part equal to a class's lower case is a coincidence
+/// (Django's `test_foreignkey` beside `ForeignKey`, `get_paginator` beside `Paginator`), and
+/// freezing the class for it would keep hundreds of names for nothing.
 pub(super) struct ClassNames {
     frozen_rests: HashSet<String>,
     frozen_classes: HashSet<String>,

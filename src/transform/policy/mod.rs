@@ -600,6 +600,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .collect();
     f.add_code_runs(joins);
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
+    let class_families =
+        FragmentIndex::new(fragments.iter().filter(|fr| fr.joined && fr.near_name));
     let hyphen_data: HashSet<String> = input
         .python
         .iter()
@@ -689,7 +691,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // A class and the family member named after its lower case (sqlparse dispatches on
     // `"_process_" + type(x).__name__.lower()` to `_process_where` for `Where`) stay together.
     loop {
-        let names = ClassNames::new(&f, &fragment_index);
+        let names = ClassNames::new(&f, &class_families);
         let late: Vec<String> = f
             .owned_runs
             .iter()
@@ -697,7 +699,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             .filter(|r| {
                 built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
                     || upper_case_of_frozen(r, &whole_strings, input, &f).is_some()
-                    || names.parts_with_frozen(r, &fragment_index)
+                    || names.parts_with_frozen(r, &class_families)
             })
             .cloned()
             .collect();
