@@ -2,6 +2,8 @@
 //! `"xpath_%s_combinator"`, `type(x).__name__.lower()`): how they are found in strings, and
 //! when a member must stay because the data it is built from stays.
 
+use std::collections::HashMap;
+
 use super::*;
 
 /// A string fragment that builds names at run time, and on which side the run-time part goes:
@@ -150,11 +152,13 @@ fn reads_name_nearby(src: &[u8], start: usize, end: usize) -> bool {
 /// data (a node's class name, a template keyword), so it must be renamed exactly when that
 /// data is: the caller freezes the run when the run-time part is frozen.
 pub fn dynamic_rests<'r>(run: &'r str, fragments: &FragmentIndex) -> Vec<&'r str> {
-    let mut out: Vec<&str> = fragments.matches(run).into_iter().map(|m| m.rest).collect();
-    // The middle of an infix family's member (`child` of `xpath_child_combinator`).
-    for (start, end) in &fragments.infixes {
-        if run.len() > start.len() + end.len() && run.starts_with(start.as_str()) {
-            if let Some(mid) = run[start.len()..].strip_suffix(end.as_str()) {
+    let matches = fragments.matches(run);
+    let mut out: Vec<&str> = matches.iter().map(|m| m.rest).collect();
+    // The middle of an infix family's member (`child` of `xpath_child_combinator`): an
+    // infix's start is a prefix, so only the prefix matches are looked up.
+    for m in matches.iter().filter(|m| m.prefix) {
+        for end in fragments.infixes.get(m.fixed).into_iter().flatten() {
+            if let Some(mid) = m.rest.strip_suffix(end.as_str()).filter(|x| !x.is_empty()) {
                 out.push(mid);
             }
         }
@@ -178,8 +182,9 @@ pub struct FamilyMatch<'r> {
 pub struct FragmentIndex {
     prefixes: HashSet<String>,
     suffixes: HashSet<String>,
-    /// Fixed starts and ends of one literal around a run-time part (see [`Fragment::after`]).
-    infixes: HashSet<(String, String)>,
+    /// Fixed ends of one literal by its fixed start, around a run-time part (see
+    /// [`Fragment::after`]).
+    infixes: HashMap<String, BTreeSet<String>>,
     /// Every prefix ends and every suffix starts with `_`, so a run can only split next to
     /// an underscore (most runs have none or one: far fewer lookups).
     underscore_joins: bool,
@@ -234,7 +239,10 @@ impl FragmentIndex {
                 ix.underscore_joins &= f.text.starts_with('_');
                 ix.suffixes.insert(f.text.clone());
                 if let Some(start) = &f.after {
-                    ix.infixes.insert((start.clone(), f.text.clone()));
+                    ix.infixes
+                        .entry(start.clone())
+                        .or_default()
+                        .insert(f.text.clone());
                 }
             }
         }

@@ -395,7 +395,14 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
     }
     freeze_sphinx_settings(input, &mut f);
-    freeze_lower_case_of_capitalised_data(input, &facts, &mut f);
+    // Hyphenated words of every text, once (read by the two rules that need them).
+    let hyphenated: HashSet<&str> = input
+        .python
+        .par_iter()
+        .chain(input.text.par_iter())
+        .flat_map_iter(|(_, b)| hyphen_words(b))
+        .collect();
+    freeze_lower_case_of_capitalised_data(&hyphenated, &facts, &mut f);
     // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
     // tools' vocabulary, not places where the repository uses a name; their tokens are only
     // kept out of the virtual words.
@@ -602,13 +609,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
     let class_families =
         FragmentIndex::new(fragments.iter().filter(|fr| fr.joined && fr.near_name));
-    let hyphen_data: HashSet<String> = input
-        .python
-        .iter()
-        .chain(input.text.iter())
-        .flat_map(|(_, b)| hyphen_words(b))
-        .map(|w| w.replace('-', "_"))
-        .collect();
+    let hyphen_data: HashSet<String> = hyphenated.iter().map(|w| w.replace('-', "_")).collect();
     // Outside names in lower case: an upper-case run of the repository that spells one is a
     // name made from it at run time (pyflakes dispatches on `type(node).__name__.upper()` to
     // handlers named `FUNCTIONDEF`, after `ast.FunctionDef`).
@@ -957,6 +958,7 @@ fn identifier_runs(b: &[u8]) -> impl Iterator<Item = &str> {
 fn hyphen_words(b: &[u8]) -> impl Iterator<Item = &str> {
     let part = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
     b.split(move |&c| !part(c))
+        .filter(|w| w.contains(&b'-'))
         .filter_map(|w| std::str::from_utf8(w).ok())
         .map(|w| w.trim_matches('-'))
         .filter(|w| w.contains('-') && !w.contains("--"))
@@ -970,7 +972,7 @@ fn hyphen_words(b: &[u8]) -> impl Iterator<Item = &str> {
 /// code name) while the data keeps its words. The capitalised spelling must be one the view
 /// keeps: no piece of it, and not its underscore form, is a code name.
 fn freeze_lower_case_of_capitalised_data(
-    input: &PolicyInput<'_>,
+    hyphenated: &HashSet<&str>,
     facts: &[FileFacts<'_>],
     f: &mut Findings,
 ) {
@@ -978,18 +980,13 @@ fn freeze_lower_case_of_capitalised_data(
         .iter()
         .flat_map(|ff| ff.code_runs.iter().copied())
         .collect();
-    let contents = input
-        .python
+    let found: BTreeSet<String> = hyphenated
         .iter()
-        .chain(input.text.iter())
-        .map(|(_, b)| *b);
-    let found: BTreeSet<String> = contents
-        .flat_map(hyphen_words)
         .filter(|w| w.bytes().any(|b| b.is_ascii_uppercase()))
         .filter(|w| {
             !code.contains(w.replace('-', "_").as_str()) && !w.split('-').any(|p| code.contains(p))
         })
-        .map(str::to_ascii_lowercase)
+        .map(|w| w.to_ascii_lowercase())
         .collect();
     for lower in found {
         let underscore = lower.replace('-', "_");
