@@ -110,6 +110,12 @@ impl Renamer {
 
     /// The token-by-token image of a run, or `None` when no token changes.
     pub fn image(&self, run: &str) -> Option<String> {
+        self.image_of_words(run, |_| true)
+    }
+
+    /// The image of a run in which only the words `mapped` accepts (lower case) change, or
+    /// `None` when none does.
+    fn image_of_words(&self, run: &str, mapped: impl Fn(&str) -> bool) -> Option<String> {
         let pieces = tokens::split(run);
         let mut changed = false;
         let mut out = String::with_capacity(run.len() + 8);
@@ -119,7 +125,7 @@ impl Renamer {
                 Piece::Word(w, shape) => {
                     if w.len() >= 3 {
                         let key = w.to_ascii_lowercase();
-                        if let Some(v) = self.tokens.get(key.as_str()) {
+                        if let Some(v) = self.tokens.get(key.as_str()).filter(|_| mapped(&key)) {
                             tokens::render(v, shape, &mut out);
                             changed = true;
                             continue;
@@ -368,29 +374,11 @@ impl Renamer {
     /// while an original word in a compound may be data the view keeps.
     pub fn view_text_to_original(&self, text: &str) -> String {
         let swapped = self.swap_text(text);
-        let b = swapped.as_bytes();
         let mut out = String::with_capacity(swapped.len());
         let mut last = 0;
-        for r in lexer::text_runs(b) {
+        for r in lexer::text_runs(swapped.as_bytes()) {
             let run = &swapped[r.start..r.end];
-            let mut back = String::new();
-            let mut changed = false;
-            for p in tokens::split(run) {
-                match p {
-                    Piece::Word(w, shape) if w.len() >= 3 => {
-                        let key = w.to_ascii_lowercase();
-                        match self.tokens.get(key.as_str()) {
-                            Some(t) if self.virtual_words.contains(key.as_str()) => {
-                                tokens::render(t, shape, &mut back);
-                                changed = true;
-                            }
-                            _ => back.push_str(w),
-                        }
-                    }
-                    other => back.push_str(other.text()),
-                }
-            }
-            if changed {
+            if let Some(back) = self.image_of_words(run, |w| self.virtual_words.contains(w)) {
                 out.push_str(&swapped[last..r.start]);
                 out.push_str(&back);
                 last = r.end;
@@ -452,9 +440,10 @@ impl Renamer {
         if whole_literal && self.frozen_runs.contains(words.join("-").as_str()) {
             return true;
         }
-        let joined = words.join("_");
-        joined.bytes().any(|b| b.is_ascii_uppercase())
-            && self.is_frozen_run(&joined.to_ascii_lowercase())
+        words
+            .iter()
+            .any(|w| w.bytes().any(|b| b.is_ascii_uppercase()))
+            && self.is_frozen_run(&words.join("_").to_ascii_lowercase())
     }
 
     fn apply<'a>(&self, s: &'a [u8], runs: &[lexer::Run]) -> Cow<'a, [u8]> {
