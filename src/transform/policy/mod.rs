@@ -395,14 +395,6 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
     }
     freeze_sphinx_settings(input, &mut f);
-    // Hyphenated words of every text, once (read by the two rules that need them).
-    let hyphenated: HashSet<&str> = input
-        .python
-        .par_iter()
-        .chain(input.text.par_iter())
-        .flat_map_iter(|(_, b)| hyphen_words(b))
-        .collect();
-    freeze_lower_case_of_capitalised_data(&hyphenated, &facts, &mut f);
     // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
     // tools' vocabulary, not places where the repository uses a name; their tokens are only
     // kept out of the virtual words.
@@ -499,6 +491,14 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         code_runs.extend(ff.code_runs.iter().copied());
         exposed.extend(ff.exposed.iter().copied());
     }
+    // Hyphenated words of every text, once (read by the two rules that need them).
+    let hyphenated: HashSet<&str> = input
+        .python
+        .par_iter()
+        .chain(input.text.par_iter())
+        .flat_map_iter(|(_, b)| hyphen_words(b))
+        .collect();
+    freeze_lower_case_of_capitalised_data(&hyphenated, &code_runs, &mut f);
     for t in &text_runs {
         all_runs.extend(t.iter().copied());
         if input.release_locals {
@@ -956,12 +956,17 @@ fn identifier_runs(b: &[u8]) -> impl Iterator<Item = &str> {
 /// Hyphenated words of a text (`Last-Translator`, `x-y-z`): runs of letters, digits and `_`
 /// joined by single hyphens.
 fn hyphen_words(b: &[u8]) -> impl Iterator<Item = &str> {
+    hyphen_chunks(b)
+        .map(|w| w.trim_matches('-'))
+        .filter(|w| w.contains('-') && !w.contains("--"))
+}
+
+/// The chunks of letters, digits, `_` and `-` of arbitrary bytes that hold a hyphen.
+fn hyphen_chunks(b: &[u8]) -> impl Iterator<Item = &str> {
     let part = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
     b.split(move |&c| !part(c))
         .filter(|w| w.contains(&b'-'))
         .filter_map(|w| std::str::from_utf8(w).ok())
-        .map(|w| w.trim_matches('-'))
-        .filter(|w| w.contains('-') && !w.contains("--"))
 }
 
 /// A hyphenated string in lower case (`"last-translator"`, `"metadata-version"`) stays when
@@ -973,13 +978,9 @@ fn hyphen_words(b: &[u8]) -> impl Iterator<Item = &str> {
 /// keeps: no piece of it, and not its underscore form, is a code name.
 fn freeze_lower_case_of_capitalised_data(
     hyphenated: &HashSet<&str>,
-    facts: &[FileFacts<'_>],
+    code: &HashSet<&str>,
     f: &mut Findings,
 ) {
-    let code: HashSet<&str> = facts
-        .iter()
-        .flat_map(|ff| ff.code_runs.iter().copied())
-        .collect();
     let found: BTreeSet<String> = hyphenated
         .iter()
         .filter(|w| w.bytes().any(|b| b.is_ascii_uppercase()))
@@ -1001,10 +1002,7 @@ fn freeze_lower_case_of_capitalised_data(
 /// hyphens swaps such a group as the code name (`Renamer::swap_hyphen_group`), so a code name
 /// that begins one is stored in the file too.
 fn hyphen_compounds(b: &[u8]) -> impl Iterator<Item = String> + '_ {
-    let part = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
-    b.split(move |&c| !part(c))
-        .filter(|w| w.contains(&b'-'))
-        .filter_map(|w| std::str::from_utf8(w).ok())
+    hyphen_chunks(b)
         .map(|w| w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-'))
         .filter(|w| w.len() >= MIN_TOKEN_LEN && w.contains('-'))
         .map(|w| w.replace('-', "_"))
