@@ -91,7 +91,9 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                     .iter()
                     .any(|b| matches!(b, b'"' | b'\'' | b'\n'))
         });
-        let near_name = reads_name_nearby(src, r.start, r.end);
+        // Read only for runs that make a fragment (most string runs do not).
+        let fragment = dynamic_after || open_end || dynamic_before || open_start;
+        let near_name = fragment && reads_name_nearby(src, r.start, r.end);
         if dynamic_after || open_end {
             out.push(Fragment {
                 text: text.to_string(),
