@@ -180,6 +180,7 @@ impl Bundle {
         }
         level2_renamer(
             &self.tokens,
+            &self.frozen_tokens,
             &self.frozen_runs,
             &self.outside_names,
             &self.local_runs,
@@ -194,6 +195,7 @@ impl Bundle {
 /// outside names (those only locals use released) never change, code runs swap in data.
 fn level2_renamer<V>(
     tokens: &BTreeMap<String, String>,
+    frozen_tokens: &BTreeMap<String, FreezeReason>,
     frozen_runs: &BTreeMap<String, V>,
     outside_names: &BTreeSet<String>,
     local_runs: &BTreeSet<String>,
@@ -208,7 +210,15 @@ fn level2_renamer<V>(
             .map(String::as_str),
         code_idents.iter().map(String::as_str),
     )
-    .map(|r| r.with_extensions(extensions.iter().map(String::as_str)))
+    .map(|r| {
+        r.with_extensions(extensions.iter().map(String::as_str))
+            .with_fragments(
+                frozen_tokens
+                    .iter()
+                    .filter(|(_, why)| **why == FreezeReason::Dynamic)
+                    .map(|(t, _)| t.as_str()),
+            )
+    })
 }
 
 fn levels_text(l: &[u8]) -> String {
@@ -616,7 +626,7 @@ pub fn build_with_env(
         },
         |j| path_tokens.contains(j),
     );
-    let mut code_idents = found.code_runs;
+    let mut code_idents = text_names(&found);
     code_idents.extend(joined.keys().cloned());
     tokens.extend(joined);
 
@@ -644,6 +654,16 @@ pub fn build_with_env(
     }
 }
 
+/// The runs strings, comments and text swap as names: what the code uses, less the plain
+/// words it only uses as locals (`policy::Findings::local_words`).
+fn text_names(found: &policy::Findings) -> BTreeSet<String> {
+    found
+        .code_runs
+        .difference(&found.local_words)
+        .cloned()
+        .collect()
+}
+
 /// Law 5 (`transform::order`): move the drawn words so that every directory of the tree
 /// sorts the same in the view. Generated entries are left out, as everywhere in the bundle.
 fn keep_sibling_order(
@@ -657,10 +677,11 @@ fn keep_sibling_order(
 ) {
     let Ok(mut renamer) = level2_renamer(
         tokens,
+        &found.frozen_tokens,
         &found.frozen_runs,
         env_names,
         &found.local_runs,
-        &found.code_runs,
+        &text_names(found),
         extensions,
     ) else {
         return;
@@ -1154,6 +1175,51 @@ mod tests {
             src.as_bytes()
         );
     }
+    #[test]
+    fn words_only_locals_use_stay_in_strings_and_comments() {
+        // parso keeps its message word in a local named after it
+        // (`cannot = "can't" if old else "cannot"`) and compares the message with CPython's.
+        // The local is renamed in code; the data and the prose keep the English word. A word
+        // that code exposes elsewhere (`loaded`, an attribute in another file) is a name
+        // strings follow.
+        let files = vec![
+            TreeFile {
+                rel: PathBuf::from("pkg/errors.py"),
+                content: b"def message(old):\n    cannot = 'cant' if old else 'cannot'\n    \
+                           # cannot happen\n    loaded = cannot\n    return cannot + ' assign', loaded\n"
+                    .to_vec(),
+            },
+            TreeFile {
+                rel: PathBuf::from("pkg/state.py"),
+                content: b"class Flags:\n    def mark(self):\n        self.loaded = 'loaded'\n".to_vec(),
+            },
+        ];
+        let tree = Tree {
+            files,
+            dirs: vec![PathBuf::from("pkg")],
+            generated: vec![],
+        };
+        let b = build_with_env(&tree, &EnvScan::default(), &level2(7), &Progress::hidden());
+        let r = b.renamer().unwrap();
+        let view = String::from_utf8(
+            r.swap_content(b"errors.py", &tree.files[0].content)
+                .into_owned(),
+        )
+        .unwrap();
+        assert!(!view.contains("cannot ="), "the local is renamed:\n{view}");
+        assert!(view.contains("else 'cannot'"), "{view}");
+        assert!(view.contains("# cannot happen"), "{view}");
+        let state = String::from_utf8(
+            r.swap_content(b"state.py", &tree.files[1].content)
+                .into_owned(),
+        )
+        .unwrap();
+        assert!(
+            !state.contains("'loaded'"),
+            "an exposed name's string follows it: {state}"
+        );
+    }
+
     #[test]
     fn every_directory_sorts_in_the_view_as_in_the_original() {
         // Twelve test modules and a kept `conftest.py`: a seeded draw alone puts twelve

@@ -30,7 +30,18 @@ use super::lexer::{self, Class, Event};
 pub fn exposed_runs(src: &[u8]) -> HashSet<&str> {
     let mut x = Exposure::new(src);
     lexer::scan_python(src, |e| x.event(e));
-    x.finish()
+    x.finish().all
+}
+
+/// What one file exposes.
+#[derive(Debug, Default)]
+pub struct Exposed<'a> {
+    /// Runs outside code may see (the module note): through code or a readable string.
+    pub all: HashSet<&'a str>,
+    /// Runs the file's *code* exposes (strings left out). A code run of the file missing
+    /// here is a local variable whose name no code can look up: only a string could spell
+    /// it, and a string is data, so strings that spell it need not change with it.
+    pub by_code: HashSet<&'a str>,
 }
 
 /// What comes right before a code run.
@@ -63,6 +74,8 @@ struct LineRun<'a> {
 pub struct Exposure<'a> {
     src: &'a [u8],
     exposed: HashSet<&'a str>,
+    /// The part of `exposed` that code exposes.
+    by_code: HashSet<&'a str>,
     /// Code runs not exposed where they occur, with their function: exposed after all if the
     /// function hands out its locals, or the module's namespace is open.
     local: Vec<(&'a str, usize)>,
@@ -104,6 +117,9 @@ pub struct Exposure<'a> {
     /// A call without arguments of `globals` (true), `locals` or `vars` (false) is under way:
     /// the name was the last code event, then perhaps the `(`.
     namespace_call: Option<(bool, bool)>,
+    /// `eval` or `exec` was the last code event: called, it reads the caller's locals by the
+    /// names its text holds.
+    eval_call: bool,
 }
 
 impl<'a> Exposure<'a> {
@@ -112,6 +128,7 @@ impl<'a> Exposure<'a> {
         Exposure {
             src,
             exposed: HashSet::new(),
+            by_code: HashSet::new(),
             local: Vec::new(),
             hands_out_locals: Vec::new(),
             open_namespace: false,
@@ -134,6 +151,7 @@ impl<'a> Exposure<'a> {
             lambdas: Vec::new(),
             after_import: false,
             namespace_call: None,
+            eval_call: false,
         }
     }
 
@@ -163,6 +181,7 @@ impl<'a> Exposure<'a> {
                         self.keyword_candidate = None;
                         self.after_import = false;
                         self.namespace_call = None;
+                        self.eval_call = false;
                     }
                     // Nothing reads names in comments.
                     Class::Comment | Class::Text | Class::Fixed | Class::Dist => {}
@@ -173,14 +192,18 @@ impl<'a> Exposure<'a> {
     }
 
     /// The exposed runs of the whole file.
-    pub fn finish(mut self) -> HashSet<&'a str> {
+    pub fn finish(mut self) -> Exposed<'a> {
         self.end_line(self.src.len());
         for (run, f) in std::mem::take(&mut self.local) {
             if self.open_namespace || self.hands_out_locals.get(f).copied().unwrap_or(true) {
                 self.exposed.insert(run);
+                self.by_code.insert(run);
             }
         }
-        self.exposed
+        Exposed {
+            all: self.exposed,
+            by_code: self.by_code,
+        }
     }
 
     fn start_line(&mut self) {
@@ -231,6 +254,7 @@ impl<'a> Exposure<'a> {
             "globals" | "locals" | "vars" if !after_dot => Some((run == "globals", false)),
             _ => None,
         };
+        self.eval_call = matches!(run, "eval" | "exec") && !after_dot;
         if self.depth > 0 && !exposed {
             self.keyword_candidate = Some(self.line.len());
         }
@@ -265,6 +289,11 @@ impl<'a> Exposure<'a> {
         self.first_code = false;
         if std::mem::take(&mut self.after_import) && b == b'*' {
             self.open_namespace = true;
+        }
+        if std::mem::take(&mut self.eval_call) && b == b'(' {
+            if let Some(f) = self.function {
+                self.hands_out_locals[f] = true;
+            }
         }
         match self.namespace_call.take() {
             Some((globals, false)) if b == b'(' => self.namespace_call = Some((globals, true)),
@@ -361,6 +390,9 @@ impl<'a> Exposure<'a> {
                     };
                 if exposed {
                     self.exposed.insert(r.run);
+                    if r.code || self.whole_line {
+                        self.by_code.insert(r.run);
+                    }
                 } else if let Some(f) = r.function.filter(|_| r.code) {
                     self.local.push((r.run, f));
                 }
@@ -381,6 +413,7 @@ impl<'a> Exposure<'a> {
         self.lambdas.clear();
         self.after_import = false;
         self.namespace_call = None;
+        self.eval_call = false;
     }
 }
 
@@ -585,6 +618,25 @@ mod tests {
             &["shown"],
             &["hidden"],
         );
+    }
+
+    #[test]
+    fn code_exposure_leaves_strings_out_and_eval_hands_out_locals() {
+        let src = "def f():\n    cannot = 'cannot'\n    return cannot\n\
+                   def g():\n    read = 1\n    return eval('read')\n\
+                   def h():\n    spelled = 2\n    return x.eval(spelled)\n";
+        let e = {
+            let mut x = Exposure::new(src.as_bytes());
+            lexer::scan_python(src.as_bytes(), |ev| x.event(ev));
+            x.finish()
+        };
+        // A string spells `cannot`: exposed to outside code, not by code.
+        assert!(e.all.contains("cannot"));
+        assert!(!e.by_code.contains("cannot"), "{:?}", e.by_code);
+        // `eval` reads its caller's locals by name; a method named `eval` does not.
+        assert!(e.by_code.contains("read") && e.all.contains("read"));
+        assert!(!e.by_code.contains("spelled") && !e.all.contains("spelled"));
+        assert!(e.by_code.contains("f") && e.by_code.contains("eval"));
     }
 
     #[test]

@@ -124,6 +124,13 @@ pub struct Findings {
     /// Owned runs renamed although outside code names them too, because the repository only
     /// uses them as local variables (see `is_pure_local`); a subset of `owned_runs`.
     pub local_runs: BTreeSet<String>,
+    /// Plain lower-case words the code uses only as local variables of its functions (no
+    /// code exposes them, `scope::Exposed::by_code`): strings, comments and text keep them as
+    /// written, since no code looks a local up by a string (`eval`, `exec` and `locals()`
+    /// expose their function's locals). Prose keeps its English (`cannot`, `loaded`) and
+    /// data compared with outside output keeps its words (parso's `"cannot"`, a local named
+    /// after the word it holds, in messages compared with CPython's own).
+    pub local_words: BTreeSet<String>,
     /// Starts and ends of the code's runs of three words or more, which strings swap like
     /// the code does (`rename::affixes`); kept in step with `code_runs` by `add_code_runs`.
     pub code_affixes: HashSet<Box<str>>,
@@ -190,8 +197,9 @@ struct FileFacts<'a> {
     /// Distinct runs of any class, and of code.
     runs: HashSet<&'a str>,
     code_runs: HashSet<&'a str>,
-    /// Runs that outside code could see (see `scope`).
+    /// Runs that outside code could see, and those its code exposes (see `scope`).
     exposed: HashSet<&'a str>,
+    exposed_by_code: HashSet<&'a str>,
     /// Runs that are a whole string literal (`"VCS"`), as code names a configuration key.
     whole_strings: HashSet<&'a str>,
     /// Whole string literals passed to a method that cuts a string and keeps the rest
@@ -277,16 +285,14 @@ fn codec_literal(src: &[u8], start: usize, end: usize, names: &BTreeSet<String>)
 fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
     // One lexer pass serves imports, fragments, the run sets and exposure.
     let mut runs = Vec::new();
-    // Exposure only matters to the opt-in pure-local rule; it is a third of the lexing cost.
-    let mut exposure = input.release_locals.then(|| Exposure::new(src));
+    let mut exposure = Exposure::new(src);
     lexer::scan_python(src, |e| {
         if let lexer::Event::Run(r) = e {
             runs.push(r);
         }
-        if let Some(x) = exposure.as_mut() {
-            x.event(e);
-        }
+        exposure.event(e);
     });
+    let exposed = exposure.finish();
     let fragments = fragments_in_runs(src, &runs);
     let pattern_runs = super::patterns::pattern_runs(src, &runs)
         .into_iter()
@@ -297,7 +303,8 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         fragments,
         runs: HashSet::new(),
         code_runs: HashSet::new(),
-        exposed: exposure.map(Exposure::finish).unwrap_or_default(),
+        exposed: exposed.all,
+        exposed_by_code: exposed.by_code,
         whole_strings: HashSet::new(),
         cut_strings: HashSet::new(),
         pattern_runs,
@@ -336,6 +343,11 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         }
     }
     ff
+}
+
+/// A lower-case word of letters, as prose writes it.
+fn is_plain_word(run: &str) -> bool {
+    run.len() >= MIN_TOKEN_LEN && run.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// Run the policy over a repository.
@@ -479,6 +491,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Runs outside code could see: exposed in a Python file, or anywhere in a text file or a
     // path (configuration, templates and file names are read by outside code as data).
     let mut exposed: HashSet<&str> = HashSet::new();
+    let mut exposed_by_code: HashSet<&str> = HashSet::new();
     let mut fragments: BTreeSet<Fragment> = BTreeSet::new();
     for ff in &mut facts {
         fragments.extend(ff.fragments.drain(..));
@@ -490,7 +503,13 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         all_runs.extend(ff.runs.iter().copied());
         code_runs.extend(ff.code_runs.iter().copied());
         exposed.extend(ff.exposed.iter().copied());
+        exposed_by_code.extend(ff.exposed_by_code.iter().copied());
     }
+    f.local_words = code_runs
+        .iter()
+        .filter(|r| is_plain_word(r) && !exposed_by_code.contains(*r))
+        .map(|r| r.to_string())
+        .collect();
     // Hyphenated words of every text, once (read by the two rules that need them).
     let hyphenated: HashSet<&str> = input
         .python
