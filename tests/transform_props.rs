@@ -55,7 +55,12 @@ const CODE_IDENTS: &[&str] = &[
     "LedgerSuite",
     "http_response",
     "query_user",
+    "get_query_user",
 ];
+
+/// Tokens frozen as fragments of names built at run time: `prec_query` in a string is such a
+/// name, with `query` its run-time part.
+const FRAGMENTS: &[&str] = &["prec"];
 
 fn renamer() -> Renamer {
     Renamer::new(
@@ -64,6 +69,7 @@ fn renamer() -> Renamer {
         CODE_IDENTS.iter().copied(),
     )
     .expect("test pairs are disjoint")
+    .with_fragments(FRAGMENTS.iter().copied())
 }
 
 /// The token map of [`PAIRS`], both directions.
@@ -74,6 +80,7 @@ fn token_map() -> HashMap<&'static str, &'static str> {
 /// Fragments of text: tokens and images in every shape, frozen runs, string prefixes, quotes,
 /// escapes, braces, comments, line ends, numbers, non-ASCII.
 const TEXT_FRAGS: &[&str] = &[
+    "prec",
     "query",
     "Query",
     "QUERY",

@@ -37,6 +37,9 @@ pub struct Renamer {
     /// (`ParamType` of `IntParamType`, `dynamic_cookie` of `set_dynamic_cookie`): data
     /// compared with the ends of those names (`name.partition("ParamType")`, `endswith`).
     code_affixes: HashSet<Box<str>>,
+    /// Tokens frozen because strings join names from them (`"prec_"`, `"renderer_" + name`):
+    /// a compound that starts or ends with one is a name built at run time.
+    fragments: HashSet<Box<str>>,
 }
 
 /// How a file's contents are read.
@@ -99,12 +102,19 @@ impl Renamer {
             virtual_words,
             extensions: HashSet::new(),
             code_affixes,
+            fragments: HashSet::new(),
         })
     }
 
     /// The same map, keeping these tree extensions in text.
     pub fn with_extensions<'a>(mut self, extensions: impl IntoIterator<Item = &'a str>) -> Self {
         self.extensions = extensions.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same map, knowing which frozen tokens are fragments of names built at run time.
+    pub fn with_fragments<'a>(mut self, fragments: impl IntoIterator<Item = &'a str>) -> Self {
+        self.fragments = fragments.into_iter().map(Into::into).collect();
         self
     }
 
@@ -203,7 +213,16 @@ impl Renamer {
     fn swap_compound_of_names(&self, run: &str) -> Option<String> {
         let pieces = tokens::split(run);
         let frozen = |w: &str| self.is_frozen_word(w);
-        let names_code = |x: &str| self.is_code_ident(x) && !self.is_frozen_run(x);
+        // A name the code uses, or the start or end of one (data compared with the ends of
+        // names, `rename::affixes`): it changes as that name does.
+        let names_code = |x: &str| {
+            (self.is_code_ident(x) || self.code_affixes.contains(x)) && !self.is_frozen_run(x)
+        };
+        let fragment = |w: &str| self.fragments.contains(w.to_ascii_lowercase().as_str());
+        let word_at: Vec<usize> = (0..pieces.len())
+            .filter(|&k| matches!(pieces[k], Piece::Word(..)))
+            .collect();
+        let at_end = |k: usize| word_at.first() == Some(&k) || word_at.last() == Some(&k);
         // Spans of at most this many pieces are tried: code names of more are rare.
         const SPAN: usize = 4;
         let text = |i: usize, j: usize| pieces[i..j].iter().map(Piece::text).collect::<String>();
@@ -220,6 +239,10 @@ impl Renamer {
             })
         };
         let mut joined = false;
+        // A fragment of names built at run time (`"prec_" + rule`) at either end of the run,
+        // and a span that changes: the run is such a name, its run-time part a name.
+        let mut fragment_end = false;
+        let mut span_changed = false;
         let mut out = String::with_capacity(run.len() + 8);
         let mut i = 0;
         while i < pieces.len() {
@@ -229,7 +252,8 @@ impl Renamer {
                 let x = text(i, j);
                 let img = self.image(&x);
                 if names_code(&x) || img.as_deref().is_some_and(names_code) {
-                    return Some((j, img.unwrap_or(x), words(i, j) >= 2 && holds_frozen(i, j)));
+                    let evidence = words(i, j) >= 2 && holds_frozen(i, j);
+                    return Some((j, img.unwrap_or(x), evidence));
                 }
                 let kept = j - i >= 2
                     && (self.is_frozen_run(&x)
@@ -238,22 +262,30 @@ impl Renamer {
             });
             if let Some((j, s, evidence)) = span {
                 joined |= evidence;
+                span_changed |= s != text(i, j);
                 out.push_str(&s);
                 i = j;
                 continue;
             }
+            let k = i;
             let p = pieces[i];
             i += 1;
             let Piece::Word(w, _) = p else {
                 out.push_str(p.text());
                 continue;
             };
+            if fragment(w) {
+                fragment_end |= at_end(k);
+                out.push_str(w);
+                continue;
+            }
             let img = self.image(w).unwrap_or_else(|| w.to_string());
             if w.len() >= 3 && !frozen(w) && !frozen(&img) {
                 return None;
             }
             out.push_str(w);
         }
+        joined |= fragment_end && span_changed;
         (joined && out != run).then_some(out)
     }
 
@@ -867,6 +899,40 @@ mod tests {
         assert_eq!(
             r.swap_run("SomethingIntPSet", Class::String).as_deref(),
             Some("PressureIntPSet")
+        );
+    }
+
+    #[test]
+    fn names_built_from_a_fragment_follow_their_run_time_part() {
+        // mistune reads `m.lastgroup.replace('prec_', '')` and looks the rest up among its
+        // rule names (`'auto_link'`, the end of the method `parse_auto_link`); its tests
+        // load `'renderer_' + name + '.txt'` for a renderer whose name is `'markdown'`, a
+        // module. `prec` and `renderer` are fragments (frozen tokens), `link` is frozen on
+        // its own: without the fragment the compounds would stay while their run-time parts
+        // change. A fragment inside a run, or a run with a word that is no name, stays.
+        let r = Renamer::new(
+            [
+                ("auto", "taps"),
+                ("link", "ails"),
+                ("markdown", "hydrants"),
+                ("parse", "sugar"),
+                ("widget", "glove"),
+            ],
+            ["link", "prec", "renderer"],
+            ["parse_auto_link", "markdown"],
+        )
+        .unwrap()
+        .with_fragments(["prec", "renderer"]);
+        let orig = "a = ['prec_auto_link', 'auto_link', 'renderer_markdown', \
+                    'auto_prec_link', 'prec_widget_link']\n";
+        let view = "a = ['prec_taps_ails', 'taps_ails', 'renderer_hydrants', \
+                    'auto_prec_link', 'prec_widget_link']\n";
+        assert_eq!(swap_py(&r, orig), view);
+        assert_eq!(swap_py(&r, view), orig, "both directions agree");
+        assert_eq!(
+            r.swap_name(b"renderer_markdown.txt").as_ref(),
+            b"renderer_hydrants.txt",
+            "a file name agrees with the string naming it"
         );
     }
 
