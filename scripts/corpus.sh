@@ -4,11 +4,13 @@
 # compare test by test, compare what the test run changed in each tree, try the project's
 # own `pip install -e .` in the view, and measure how much of the repository the view hides.
 #
-#   scripts/corpus.sh [--set work|held|all] [--only NAME] [--seed N] [--work DIR]
+#   scripts/corpus.sh [--set work|held|all] [--only NAME] [--seed N] [--work DIR] [--native-only]
 #
 # --set picks the working set (default), the held-aside set or both (see docs/corpus.md: the
 # held-aside projects are measured once, at the end of a round of rule changes, so that no
-# rule is tuned on them). --only NAME runs one project of any set.
+# rule is tuned on them). --only NAME runs one project of any set. --native-only runs each
+# project's tests on the original alone (no view is built or looked at): the check that a new
+# held-aside project runs here at all, before any view of it is seen.
 #
 # Views are built with default options. CORPUS_VIEW_OPTS adds view options to every export
 # and translate (e.g. CORPUS_VIEW_OPTS=--rename-pure-locals). CORPUS_FREEZE_DIR=DIR adds
@@ -30,6 +32,7 @@ set -uo pipefail
 
 SEED=7
 ONLY=""
+NATIVE_ONLY=""
 SET=work
 WORK=/var/tmp/schrodinger-corpus
 while [ $# -gt 0 ]; do
@@ -38,7 +41,8 @@ while [ $# -gt 0 ]; do
         --only) ONLY="$2"; shift 2 ;;
         --set) SET="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
-        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+        --native-only) NATIVE_ONLY=1; shift ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) echo "corpus.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -106,14 +110,22 @@ PROJECTS=(
     "work|colorama|0.4.6|pytest|.|colorama|colorama/tests|$PYTEST|"
     "work|natsort|8.4.0|pytest|.|natsort|tests|$PYTEST hypothesis==6.112.1 pytest-mock==3.14.0|"
     "work|toml|0.10.2|pytest|.|toml|tests|$PYTEST|"
-    "held|mistune|3.0.2|pytest|src|mistune|tests|$PYTEST|"
-    "held|marshmallow|3.22.0|pytest|src|marshmallow|tests|$PYTEST packaging==24.1 pytz==2024.2 simplejson==3.19.3||yes"
-    "held|voluptuous|0.15.2|pytest|.|voluptuous|voluptuous/tests|$PYTEST|"
-    "held|pycparser|2.22|pytest|.|pycparser|tests|$PYTEST|"
-    "held|parso|0.8.4|pytest|.|parso|test|$PYTEST docopt==0.6.2|"
-    "held|ecdsa|0.19.0|pytest|src|ecdsa|src/ecdsa|$PYTEST six==1.16.0 hypothesis==6.112.1 attrs==24.2.0 sortedcontainers==2.4.0|"
-    "held|schema|0.7.7|pytest|.|schema|test_schema.py|$PYTEST|"
-    "held|jsonpointer|3.0.0|pytest|.|jsonpointer|tests.py|$PYTEST|"
+    "work|mistune|3.0.2|pytest|src|mistune|tests|$PYTEST|"
+    "work|marshmallow|3.22.0|pytest|src|marshmallow|tests|$PYTEST packaging==24.1 pytz==2024.2 simplejson==3.19.3||yes"
+    "work|voluptuous|0.15.2|pytest|.|voluptuous|voluptuous/tests|$PYTEST|"
+    "work|pycparser|2.22|pytest|.|pycparser|tests|$PYTEST|"
+    "work|parso|0.8.4|pytest|.|parso|test|$PYTEST docopt==0.6.2|"
+    "work|ecdsa|0.19.0|pytest|src|ecdsa|src/ecdsa|$PYTEST six==1.16.0 hypothesis==6.112.1 attrs==24.2.0 sortedcontainers==2.4.0|"
+    "work|schema|0.7.7|pytest|.|schema|test_schema.py|$PYTEST|"
+    "work|jsonpointer|3.0.0|pytest|.|jsonpointer|tests.py|$PYTEST|"
+    "held|chardet|5.2.0|pytest|.|chardet|test.py|$PYTEST hypothesis==6.112.1|"
+    "held|pyasn1|0.6.1|pytest|.|pyasn1|tests|$PYTEST|"
+    "held|jsonpatch|1.33|pytest|.|jsonpatch|tests.py|$PYTEST jsonpointer==3.0.0|"
+    "held|uritemplate|4.1.1|pytest|.|uritemplate|tests|$PYTEST|"
+    "held|webcolors|24.8.0|pytest|src|webcolors|tests/test_conversion.py tests/test_html5.py tests/test_normalization.py|$PYTEST|"
+    "held|termcolor|2.4.0|pytest|src|termcolor|tests|$PYTEST|"
+    "held|configobj|5.0.9|pytest|src|configobj validate|src/tests|$PYTEST six==1.16.0|"
+    "held|prettytable|3.11.0|pytest|src|prettytable|tests|$PYTEST wcwidth==0.2.13 pytest-lazy-fixtures==1.1.1||yes"
 )
 
 mkdir -p "$WORK/cache"
@@ -261,6 +273,11 @@ run_project() {
         mkdir -p "$site/$name-$version.dist-info"
         printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$name" "$version" \
             >"$site/$name-$version.dist-info/METADATA"
+    fi
+
+    if [ -n "$NATIVE_ONLY" ]; then
+        run_side original "$root" "$testargs" "$deselect"
+        return
     fi
 
     # 3. the view, made a git repository too

@@ -38,14 +38,16 @@ def hidden(name):
     return name in HIDDEN or name.endswith((".pyc", ".pyo"))
 
 
-def translate(args, direction, lines):
-    """Translate a list of single-line strings in one batched call."""
+def translate(args, direction, lines, path=None):
+    """Translate a list of single-line strings in one batched call: as free text, or with
+    `path` as the lines of that file (a `.py` path: the code rule)."""
     if not lines:
         return []
     text = "\n".join(lines) + "\n"
     out = subprocess.run(
         [args.bin, "translate", "--seed", str(args.seed), "--python", args.python,
          *os.environ.get("CORPUS_VIEW_OPTS", "").split(),
+         *(["--path", path] if path else []),
          "--to", direction, os.path.join(args.dir, "original")],
         input=text.encode(), stdout=subprocess.PIPE, check=True,
     ).stdout.decode()
@@ -273,7 +275,10 @@ def project(args):
 
     # owned identifiers
     owned, unparsable = owned_identifiers(orig, files)
-    images = translate(args, "view", owned)
+    # Names defined in code, so their images by the code rule (a file that is a list of
+    # bare names: nothing to reorder). Until run 15 this used the prose rule, which keeps
+    # plain words the code only uses as locals.
+    images = translate(args, "view", owned, path="strength_probe.py")
     renamed = [o for o, v in zip(owned, images) if o != v]
     kept = [o for o, v in zip(owned, images) if o == v]
 
