@@ -32,6 +32,7 @@ impl ViewFs {
             return Ok(attr_from(ino, &m, buf.data.len() as u64));
         }
         let size = match b {
+            Backing::Original(rel) if self.is_raw(rel, m.len()) => m.len(),
             Backing::Original(rel) => self.view_len(rel, &m)?,
             Backing::Scratch(_) => m.len(),
         };
@@ -86,6 +87,9 @@ impl ViewFs {
                 .set_len(size)
                 .map_err(|e| FsError::io(format!("truncate {}", path.display()), e));
         };
+        if !self.state.lock().buffers.contains_key(&ino) && self.goes_raw(rel, size, 0)? {
+            return self.raw_truncate(rel, size);
+        }
         let len = buffered_len(size)?;
         let buffered = {
             let mut st = self.state.lock();

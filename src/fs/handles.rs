@@ -40,6 +40,22 @@ impl ViewFs {
                 if m.is_dir() {
                     return Err(FsError::new(libc::EISDIR, "open of a directory"));
                 }
+                if !trunc
+                    && self.is_raw(&rel, m.len())
+                    && !self.state.lock().buffers.contains_key(&ino)
+                {
+                    let f = fs::OpenOptions::new()
+                        .read(true)
+                        .write(write)
+                        .custom_flags(libc::O_NOFOLLOW)
+                        .open(self.safe_path(&Backing::Original(rel.clone()))?)
+                        .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+                    return Ok(self.add_handle(
+                        Handle::Direct { file: Arc::new(f) },
+                        false,
+                        !write,
+                    ));
+                }
                 let snap = if write {
                     None
                 } else {
@@ -224,7 +240,10 @@ impl ViewFs {
             n.backing.clone()
         };
         match back {
-            Backing::Original(rel) => Ok(slice(&self.view_bytes(&rel)?.0, offset, size)),
+            Backing::Original(rel) => match fs::symlink_metadata(self.root.join(&rel)) {
+                Ok(m) if self.is_raw(&rel, m.len()) => self.raw_read(&rel, offset, size),
+                _ => Ok(slice(&self.view_bytes(&rel)?.0, offset, size)),
+            },
             Backing::Scratch(_) => read_at_most(&self.open_backing(&back, false)?, offset, size),
         }
     }
@@ -233,7 +252,6 @@ impl ViewFs {
     /// full-size chunk (`data.len() == MAX_WRITE`) of a file over [`SYNC_WRITEBACK_MAX`],
     /// which the deferred flusher writes back (see the module note).
     pub fn write_ino(&self, ino: u64, offset: u64, data: &[u8]) -> FsResult<u32> {
-        let start = write_start(offset, data.len())?;
         let (back, unlinked, has_buffer) = {
             let st = self.state.lock();
             let n = st.table.get(ino).ok_or_else(FsError::noent)?;
@@ -248,6 +266,10 @@ impl ViewFs {
             }
             Backing::Original(rel) => rel,
         };
+        if !has_buffer && !unlinked && self.goes_raw(&rel, offset, data.len() as u64)? {
+            return self.raw_write(&rel, offset, data);
+        }
+        let start = write_start(offset, data.len())?;
         // The view the write applies to, taken outside the state lock (it may transform).
         let fresh = if has_buffer || unlinked {
             None

@@ -50,6 +50,7 @@ pub mod links;
 mod namespace;
 mod orphans;
 mod paths;
+mod raw;
 mod rename;
 mod routing;
 #[doc(hidden)]

@@ -626,6 +626,68 @@ fn huge_sizes_and_offsets_are_efbig_not_an_abort() {
     );
 }
 
+/// A write past 2 GiB or a `truncate -s 5G` on a file whose view is its bytes (new and
+/// empty, or binary) goes to the original in place, sparse, and the file is served from there
+/// as it is: nothing of it is held in memory (`raw.rs`). A renamed text file still refuses.
+#[test]
+fn sparse_writes_and_truncates_past_the_buffer_limit_go_to_the_original() {
+    let f = fixture();
+    let root = f.fs.lookup_path(Path::new("")).unwrap();
+    let e =
+        f.fs.create_ino(
+            root.ino,
+            OsStr::new("big"),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
+        .unwrap();
+    let at = (2u64 << 30) + 1;
+    assert_eq!(f.fs.write_ino(e.ino, at, b"data").unwrap(), 4);
+    assert_eq!(f.fs.read_ino(e.ino, at, 4).unwrap(), b"data");
+    assert_eq!(f.fs.read_ino(e.ino, 1 << 30, 3).unwrap(), [0, 0, 0]);
+    assert_eq!(f.fs.getattr(e.ino).unwrap().size, at + 4);
+    let m = fs::metadata(f.orig.join("big")).unwrap();
+    assert_eq!(m.len(), at + 4);
+    assert!(m.blocks() < 1024, "sparse: {} blocks", m.blocks());
+    // A handle on it reads the original's bytes too.
+    let o = f.fs.open(e.ino, libc::O_RDONLY).unwrap();
+    assert_eq!(f.fs.read(e.ino, o.fh, at, 8).unwrap(), b"data");
+    f.fs.release(e.ino, o.fh).unwrap();
+    // Truncates up and down, in place.
+    let to = |size| SetAttr {
+        size: Some(size),
+        ..Default::default()
+    };
+    f.fs.setattr(e.ino, to(5 << 30)).unwrap();
+    assert_eq!(fs::metadata(f.orig.join("big")).unwrap().len(), 5 << 30);
+    assert_eq!(
+        f.fs.setattr(e.ino, to(u64::MAX)).unwrap_err().errno,
+        libc::EFBIG
+    );
+    assert_eq!(
+        f.fs.write_ino(e.ino, u64::MAX - 2, b"x").unwrap_err().errno,
+        libc::EFBIG
+    );
+    f.fs.setattr(e.ino, to(3)).unwrap();
+    assert_eq!(fs::read(f.orig.join("big")).unwrap(), [0, 0, 0]);
+    // A binary file grows in place; a renamed text file cannot become raw.
+    let d = f.fs.lookup_path(Path::new("data.bin")).unwrap();
+    f.fs.setattr(d.ino, to(3 << 30)).unwrap();
+    assert_eq!(f.fs.read_ino(d.ino, 0, 7).unwrap(), b"\0alpha\xff");
+    let r = f.fs.lookup_path(Path::new("README")).unwrap();
+    assert_eq!(
+        f.fs.write_ino(r.ino, at, b"x").unwrap_err().errno,
+        libc::EFBIG
+    );
+    assert_eq!(f.fs.setattr(r.ino, to(at)).unwrap_err().errno, libc::EFBIG);
+    assert_eq!(
+        fs::read(f.orig.join("README")).unwrap(),
+        b"omega and alpha\n"
+    );
+}
+
 #[test]
 fn external_change_is_seen() {
     let f = fixture();
