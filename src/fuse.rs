@@ -308,6 +308,24 @@ impl Filesystem for FuseFs {
         }
     }
 
+    fn link(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        newparent: INodeNo,
+        newname: &OsStr,
+        reply: ReplyEntry,
+    ) {
+        let r = self.fs.link(ino.0, newparent.0, newname);
+        self.note("link", newparent.0, Some(newname), |x| {
+            x.errno = errno_of(&r)
+        });
+        match r {
+            Ok(a) => self.entry(reply, &a),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
     fn rename(
         &self,
         _req: &Request,

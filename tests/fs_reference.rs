@@ -3,7 +3,8 @@
 //! proptest generates sequences of operations (writes at offsets through a handle and
 //! without one, truncates up and down, renames over existing files, unlinks, a write through
 //! a handle whose file was unlinked, mkdir and rmdir, a change made to the original from
-//! outside, a remount over the same original and state) and applies each to a `ViewFs` over
+//! outside, a remount over the same original and state, a hard link, which later operations
+//! and remounts must keep one file with two names) and applies each to a `ViewFs` over
 //! a temporary original and to a plain model: the view's files as a map from view path to
 //! view bytes. After every step, for every path of a small universe:
 //! - the view serves exactly the model's bytes, or nothing when the model has no such file
@@ -80,6 +81,11 @@ enum Op {
         data: Vec<u8>,
     },
     Remount,
+    /// A hard link: `to` becomes another name of `from`.
+    Link {
+        from: usize,
+        to: usize,
+    },
 }
 
 fn text() -> impl Strategy<Value = Vec<u8>> {
@@ -109,8 +115,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => d.clone().prop_map(|dir| Op::Mkdir { dir }),
         1 => d.prop_map(|dir| Op::Rmdir { dir }),
         1 => (f.clone(), text()).prop_map(|(file, data)| Op::WriteUnlinked { file, data }),
-        1 => (f, text()).prop_map(|(file, data)| Op::External { file, data }),
+        1 => (f.clone(), text()).prop_map(|(file, data)| Op::External { file, data }),
         1 => Just(Op::Remount),
+        2 => (f.clone(), f).prop_map(|(from, to)| Op::Link { from, to }),
     ]
 }
 
@@ -147,6 +154,8 @@ struct World {
     fs: ViewFs,
     watched: bool,
     files: BTreeMap<String, Vec<u8>>,
+    /// Names that are one file (hard links), each set of two names or more.
+    links: Vec<BTreeSet<String>>,
     dirs: BTreeSet<String>,
 }
 
@@ -174,6 +183,7 @@ impl World {
             fs,
             watched,
             files,
+            links: Vec::new(),
             dirs,
         }
     }
@@ -199,6 +209,31 @@ impl World {
             Some(d) => self.ino(d),
             None => ROOT_INO,
         }
+    }
+
+    /// Every name of the file `path` names (itself included).
+    fn names(&self, path: &str) -> Vec<String> {
+        self.links
+            .iter()
+            .find(|g| g.contains(path))
+            .map(|g| g.iter().cloned().collect())
+            .unwrap_or_else(|| vec![path.to_string()])
+    }
+
+    /// The file `path` names now holds `v`, under each of its names.
+    fn set(&mut self, path: &str, v: Vec<u8>) {
+        for n in self.names(path) {
+            self.files.insert(n, v.clone());
+        }
+    }
+
+    /// `path` is no longer a name of its file.
+    fn forget(&mut self, path: &str) {
+        self.files.remove(path);
+        for g in &mut self.links {
+            g.remove(path);
+        }
+        self.links.retain(|g| g.len() > 1);
     }
 
     /// The model's content of `path` after writing `data` at `offset`.
@@ -270,7 +305,7 @@ impl World {
                 } else {
                     new
                 };
-                self.files.insert(path.to_string(), new);
+                self.set(path, new);
             }
             Op::Truncate { file, len } => {
                 let path = FILES[*file];
@@ -287,7 +322,7 @@ impl World {
                     ..SetAttr::default()
                 };
                 self.fs.setattr(ino, set).unwrap();
-                self.files.insert(path.to_string(), v);
+                self.set(path, v);
             }
             Op::Unlink { file } => {
                 let path = FILES[*file];
@@ -297,8 +332,9 @@ impl World {
                 let r = self
                     .fs
                     .unlink(self.parent_ino(path), OsStr::new(name_of(path)));
-                if self.files.remove(path).is_some() {
+                if self.files.contains_key(path) {
                     r.unwrap();
+                    self.forget(path);
                 } else {
                     assert_eq!(r.unwrap_err().errno, libc::ENOENT);
                 }
@@ -317,8 +353,19 @@ impl World {
                         0,
                     )
                     .unwrap();
-                let v = self.files.remove(a).unwrap();
+                if self.names(a).iter().any(|n| n == b) {
+                    // Two names of one file: rename(2) leaves both.
+                    return;
+                }
+                let v = self.files[a].clone();
+                self.forget(b);
+                self.files.remove(a);
                 self.files.insert(b.to_string(), v);
+                for g in &mut self.links {
+                    if g.remove(a) {
+                        g.insert(b.to_string());
+                    }
+                }
             }
             Op::Mkdir { dir } => {
                 let d = DIRS[*dir];
@@ -349,6 +396,11 @@ impl World {
                 if !self.files.contains_key(path) {
                     return;
                 }
+                // The write reaches the file's other names, if it has any.
+                let new = self.written(path, 0, data);
+                if !in_domain(&new) {
+                    return;
+                }
                 let ino = self.ino(path);
                 let fh = self.fs.open(ino, libc::O_RDWR).unwrap().fh;
                 self.fs
@@ -356,7 +408,12 @@ impl World {
                     .unwrap();
                 self.fs.write(ino, fh, 0, data).unwrap();
                 self.fs.release(ino, fh).unwrap();
-                self.files.remove(path);
+                let others: Vec<String> =
+                    self.names(path).into_iter().filter(|n| n != path).collect();
+                self.forget(path);
+                if let Some(other) = others.first() {
+                    self.set(other, new);
+                }
             }
             Op::External { file, data } => {
                 let path = FILES[*file];
@@ -368,7 +425,31 @@ impl World {
                     // What the watcher reports on a watched mount.
                     self.fs.distrust_all();
                 }
-                self.files.insert(path.to_string(), content(data));
+                // Written in place (O_TRUNC): every name of the file sees it.
+                self.set(path, content(data));
+            }
+            Op::Link { from, to } => {
+                let (a, b) = (FILES[*from], FILES[*to]);
+                if !self.files.contains_key(a) || !self.parent_exists(b) || a == b {
+                    return;
+                }
+                let r = self
+                    .fs
+                    .link(self.ino(a), self.parent_ino(b), OsStr::new(name_of(b)));
+                if self.files.contains_key(b) {
+                    assert_eq!(r.unwrap_err().errno, libc::EEXIST);
+                    return;
+                }
+                r.unwrap();
+                self.files.insert(b.to_string(), self.files[a].clone());
+                match self.links.iter_mut().find(|g| g.contains(a)) {
+                    Some(g) => {
+                        g.insert(b.to_string());
+                    }
+                    None => self
+                        .links
+                        .push(BTreeSet::from([a.to_string(), b.to_string()])),
+                }
             }
             Op::Remount => {
                 self.fs.flush_all().unwrap();

@@ -124,9 +124,6 @@ static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 pub use crate::transform::WRITEBACK_TMP_PREFIX as TMP_PREFIX;
 
-/// Replace `path` with `bytes` atomically: a temporary file in the same directory, synced,
-/// then renamed over `path`. A crash leaves either the old or the new file, never a mix;
-/// the temporary is removed on every error path we survive.
 /// How far a write-back must get before it returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
@@ -138,6 +135,13 @@ pub enum Durability {
     Synced,
 }
 
+/// Replace `path` with `bytes` atomically: a temporary file in the same directory, synced,
+/// then renamed over `path`. A crash leaves either the old or the new file, never a mix;
+/// the temporary is removed on every error path we survive.
+///
+/// The one exception: a file with more than one name (a hard link) is rewritten in place,
+/// since a rename would give the written name a new inode and leave the other names with the
+/// old bytes. Such a write is not atomic (docs/design-notes.md).
 pub fn write_atomic(
     path: &Path,
     bytes: &[u8],
@@ -146,6 +150,19 @@ pub fn write_atomic(
     durability: Durability,
 ) -> io::Result<()> {
     use std::io::Write;
+    use std::os::unix::fs::MetadataExt;
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1) {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)?;
+        std::os::unix::fs::FileExt::write_all_at(&f, bytes, 0)?;
+        f.set_len(bytes.len() as u64)?;
+        if durability == Durability::Synced {
+            f.sync_all()?;
+        }
+        return Ok(());
+    }
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;

@@ -4,6 +4,12 @@
 //! component, scratch names routed to the private tree), so the table is only a cache of
 //! that function plus stable numbers; renames move whole subtrees. Inode numbers are never
 //! reused while mounted (forget is ignored), so a stale number can only miss, not alias.
+//!
+//! A hard link made through the view is one node with more than one name: the kernel sees
+//! one inode (one page cache, one attribute set), as on a native filesystem. The node's
+//! `view` and `backing` are one of its names (the one its contents are read and transformed
+//! through); the others are `aliases`. Removing or moving a name keeps the node whole as long
+//! as it has another one.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
@@ -52,6 +58,18 @@ pub struct Node {
     /// How many times the kernel was given this node (entry replies), less what it forgot:
     /// while it is above zero the kernel may still use the inode, open or not.
     pub lookups: u64,
+    /// Other names of the node (hard links made through the view), with their backings.
+    pub aliases: Vec<(PathBuf, Backing)>,
+}
+
+impl Node {
+    /// The backing of this node's name `view` (its main name's when `view` is not an alias).
+    pub fn backing_of(&self, view: &Path) -> &Backing {
+        self.aliases
+            .iter()
+            .find(|(v, _)| v == view)
+            .map_or(&self.backing, |(_, b)| b)
+    }
 }
 
 pub struct Table {
@@ -59,6 +77,10 @@ pub struct Table {
     /// Ordered by path components, so a subtree is one contiguous range (renames and
     /// unlinks touch only it, not every node of a large tree).
     by_view: BTreeMap<PathBuf, u64>,
+    /// Nodes of files with more than one name in the original, by (device, inode number):
+    /// a name looked up later (after a remount, or a link made outside the view) joins the
+    /// node instead of becoming a second inode the kernel would cache apart.
+    linked: HashMap<(u64, u64), u64>,
     next: u64,
 }
 
@@ -67,6 +89,7 @@ impl Table {
         let mut t = Table {
             nodes: HashMap::new(),
             by_view: BTreeMap::new(),
+            linked: HashMap::new(),
             next: ROOT_INO + 1,
         };
         t.nodes.insert(
@@ -78,6 +101,7 @@ impl Table {
                 open_stamp: None,
                 trusted: false,
                 lookups: 0,
+                aliases: Vec::new(),
             },
         );
         t.by_view.insert(PathBuf::new(), ROOT_INO);
@@ -132,7 +156,10 @@ impl Table {
     pub fn intern(&mut self, view: PathBuf, backing: Backing) -> u64 {
         if let Some(&ino) = self.by_view.get(&view) {
             if let Some(n) = self.nodes.get_mut(&ino) {
-                n.backing = backing;
+                match n.aliases.iter_mut().find(|(v, _)| *v == view) {
+                    Some(alias) => alias.1 = backing,
+                    None => n.backing = backing,
+                }
                 n.unlinked = false;
             }
             return ino;
@@ -149,9 +176,78 @@ impl Table {
                 open_stamp: None,
                 trusted: false,
                 lookups: 0,
+                aliases: Vec::new(),
             },
         );
         ino
+    }
+
+    /// [`Table::intern`] for a file with more than one name in the original (`file`: its
+    /// device and inode number): the name joins the node that already holds another name of
+    /// that file, unless the kernel or a handle already knows this name's own node (`busy`).
+    pub fn intern_linked(
+        &mut self,
+        view: PathBuf,
+        backing: Backing,
+        file: (u64, u64),
+        busy: impl Fn(u64) -> bool,
+    ) -> u64 {
+        let ino = self.intern(view.clone(), backing.clone());
+        let joins = self.linked.get(&file).copied().filter(|&x| {
+            x != ino
+                && self.nodes.get(&x).is_some_and(|n| !n.unlinked)
+                && self
+                    .nodes
+                    .get(&ino)
+                    .is_some_and(|n| n.lookups == 0 && n.aliases.is_empty() && n.view == view)
+                && !busy(ino)
+        });
+        let Some(x) = joins else {
+            self.linked.entry(file).or_insert(ino);
+            return ino;
+        };
+        self.nodes.remove(&ino);
+        self.by_view.insert(view.clone(), x);
+        if let Some(n) = self.nodes.get_mut(&x) {
+            n.aliases.push((view, backing));
+        }
+        x
+    }
+
+    /// Remember that node `ino` is the file `file` (device, inode number) of the original.
+    pub fn note_linked(&mut self, ino: u64, file: (u64, u64)) {
+        self.linked.insert(file, ino);
+    }
+
+    /// Give node `ino` the further name `view` (a hard link). False when `ino` is gone or
+    /// `view` is taken.
+    pub fn link(&mut self, ino: u64, view: PathBuf, backing: Backing) -> bool {
+        if self.by_view.contains_key(&view) {
+            return false;
+        }
+        let Some(n) = self.nodes.get_mut(&ino).filter(|n| !n.unlinked) else {
+            return false;
+        };
+        n.aliases.push((view.clone(), backing));
+        self.by_view.insert(view, ino);
+        true
+    }
+
+    /// Take the name `view` from its node: the node is unlinked only when that was its last
+    /// name, and a removed main name hands over to an alias.
+    fn drop_name(&mut self, ino: u64, view: &Path) {
+        let Some(n) = self.nodes.get_mut(&ino) else {
+            return;
+        };
+        if let Some(k) = n.aliases.iter().position(|(v, _)| v == view) {
+            n.aliases.remove(k);
+        } else if n.view == view && !n.aliases.is_empty() {
+            let (v, b) = n.aliases.remove(0);
+            n.view = v;
+            n.backing = b;
+        } else {
+            n.unlinked = true;
+        }
     }
 
     /// The entries at `view` and below it.
@@ -164,9 +260,7 @@ impl Table {
         let doomed: Vec<PathBuf> = self.subtree(view).map(|(k, _)| k.clone()).collect();
         for k in doomed {
             if let Some(ino) = self.by_view.remove(&k) {
-                if let Some(n) = self.nodes.get_mut(&ino) {
-                    n.unlinked = true;
-                }
+                self.drop_name(ino, &k);
             }
         }
     }
@@ -179,7 +273,7 @@ impl Table {
             .by_view
             .get(from)
             .and_then(|i| self.nodes.get(i))
-            .map(|n| n.backing.clone());
+            .map(|n| n.backing_of(from).clone());
         let moved: Vec<(PathBuf, u64)> = self.subtree(from).map(|(k, v)| (k.clone(), *v)).collect();
         for (old, ino) in moved {
             self.by_view.remove(&old);
@@ -192,10 +286,12 @@ impl Table {
             let Some(node) = self.nodes.get_mut(&ino) else {
                 continue;
             };
+            let alias = node.aliases.iter().position(|(v, _)| *v == old);
+            let backing = node.backing_of(&old);
             let new_backing = if suffix.as_os_str().is_empty() {
                 to_backing.clone()
             } else {
-                match (&node.backing, &old_root, to_backing) {
+                match (backing, &old_root, to_backing) {
                     (Backing::Original(p), Some(Backing::Original(r)), Backing::Original(n)) => {
                         match p.strip_prefix(r) {
                             Ok(rest) => Backing::Original(n.join(rest)),
@@ -205,8 +301,13 @@ impl Table {
                     _ => Backing::Scratch(new_view.clone()),
                 }
             };
-            node.view = new_view.clone();
-            node.backing = new_backing;
+            match alias {
+                Some(k) => node.aliases[k] = (new_view.clone(), new_backing),
+                None => {
+                    node.view = new_view.clone();
+                    node.backing = new_backing;
+                }
+            }
             self.by_view.insert(new_view, ino);
         }
     }

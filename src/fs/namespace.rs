@@ -16,10 +16,25 @@ impl ViewFs {
             }
         })?;
         let path = self.disk(&back);
-        if let Err(e) = fs::symlink_metadata(&path) {
-            return Err(FsError::io(format!("lookup {}", path.display()), e));
-        }
-        let ino = self.state.lock().table.intern(view, back.clone());
+        let m = fs::symlink_metadata(&path)
+            .map_err(|e| FsError::io(format!("lookup {}", path.display()), e))?;
+        let ino = {
+            let mut guard = self.state.lock();
+            let st = &mut *guard;
+            if m.is_file() && m.nlink() > 1 {
+                let (handles, buffers) = (&st.handles, &st.buffers);
+                let busy = |i: u64| {
+                    buffers.contains_key(&i)
+                        || handles
+                            .values()
+                            .any(|h| matches!(h, Handle::View { ino, .. } if *ino == i))
+                };
+                st.table
+                    .intern_linked(view, back.clone(), (m.dev(), m.ino()), busy)
+            } else {
+                st.table.intern(view, back.clone())
+            }
+        };
         self.attr_of(ino, &back)
     }
 
@@ -152,6 +167,37 @@ impl ViewFs {
         self.new_entry(view, back)
     }
 
+    /// A hard link: the new name is made beside the old one in the original (or in scratch)
+    /// and becomes one more name of the same node, so the kernel sees one inode. A link
+    /// between the original and scratch is refused with EXDEV, as across filesystems, and a
+    /// directory with EPERM.
+    pub fn link(&self, ino: u64, newparent: u64, newname: &OsStr) -> FsResult<Attr> {
+        let (_, back) = self.node(ino)?;
+        let src = self.safe_path(&back)?;
+        let m = fs::symlink_metadata(&src)
+            .map_err(|e| FsError::io(format!("link {}", src.display()), e))?;
+        if m.is_dir() {
+            return Err(FsError::new(libc::EPERM, "hard link to a directory"));
+        }
+        let (view, nback, path) = self.new_place(newparent, newname)?;
+        if matches!(back, Backing::Original(_)) != matches!(nback, Backing::Original(_)) {
+            return Err(FsError::new(
+                libc::EXDEV,
+                "link between the original and scratch",
+            ));
+        }
+        fs::hard_link(&src, &path)
+            .map_err(|e| FsError::io(format!("link {}", path.display()), e))?;
+        {
+            let mut st = self.state.lock();
+            // A name left in the table by a file removed from outside the view.
+            st.table.remove(&view);
+            st.table.link(ino, view, nback);
+            st.table.note_linked(ino, (m.dev(), m.ino()));
+        }
+        self.attr_of(ino, &back)
+    }
+
     pub fn unlink(&self, parent: u64, name: &OsStr) -> FsResult<()> {
         let (view, back) = self.child(parent, name)?;
         let path = self.safe_path(&back)?;
@@ -169,8 +215,14 @@ impl ViewFs {
             }
             _ => None,
         };
-        // A descriptor still open on it keeps reading and `fstat`ing what it had.
-        let ino = self.state.lock().table.ino_of(&view);
+        // A descriptor still open on it keeps reading and `fstat`ing what it had (a node
+        // with another name keeps being served by that name).
+        let ino = {
+            let st = self.state.lock();
+            st.table
+                .ino_of(&view)
+                .filter(|i| st.table.get(*i).is_some_and(|n| n.aliases.is_empty()))
+        };
         let orphan = match ino.map(|i| self.orphan_of(i, &back)) {
             Some(Ok(o)) => o,
             Some(Err(e)) => {

@@ -32,8 +32,13 @@ impl ViewFs {
         let to = self.safe_path(&to_back)?;
         let from_meta = fs::symlink_metadata(&from)
             .map_err(|e| FsError::io(format!("rename {}", from.display()), e))?;
-        if flags & libc::RENAME_NOREPLACE != 0 && fs::symlink_metadata(&to).is_ok() {
+        let to_meta = fs::symlink_metadata(&to).ok();
+        if flags & libc::RENAME_NOREPLACE != 0 && to_meta.is_some() {
             return Err(FsError::new(libc::EEXIST, "target exists"));
+        }
+        // Two names of one file (hard links): rename(2) does nothing and succeeds.
+        if to_meta.is_some_and(|m| m.dev() == from_meta.dev() && m.ino() == from_meta.ino()) {
+            return Ok(());
         }
         // Keep what the view showed for a renamed file: contents are transformed by path, so
         // the original is re-derived from the same view bytes under its new name (law 2).

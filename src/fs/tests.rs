@@ -688,6 +688,63 @@ fn sparse_writes_and_truncates_past_the_buffer_limit_go_to_the_original() {
     );
 }
 
+/// A hard link made through the view is one more name of the same node: both names show
+/// one inode with two links, a write through either is read through the other and lands in
+/// both names of the original (written in place, a rename would split them), and the file
+/// outlives the removal of either name. Directories are refused (EPERM), and so is a link
+/// between the original and scratch (EXDEV).
+#[test]
+fn hard_links_are_one_file_with_two_names() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("README")).unwrap();
+    let d = f.fs.lookup_path(Path::new("pkg")).unwrap();
+    let root = f.fs.lookup_path(Path::new("")).unwrap();
+    let l = f.fs.link(a.ino, d.ino, OsStr::new("omega_copy")).unwrap();
+    assert_eq!(l.ino, a.ino);
+    assert_eq!(l.nlink, 2);
+    let b = f.fs.lookup_path(Path::new("pkg/omega_copy")).unwrap();
+    assert_eq!(b.ino, a.ino);
+    assert_eq!(f.read("pkg/omega_copy"), b"alpha and omega\n");
+    let orig_link = f.orig.join("pkg/alpha_copy");
+    assert_eq!(fs::read(&orig_link).unwrap(), b"omega and alpha\n");
+    f.fs.write_ino(b.ino, 0, b"omega").unwrap();
+    assert_eq!(f.read("README"), b"omega and omega\n");
+    assert_eq!(
+        fs::read(f.orig.join("README")).unwrap(),
+        b"alpha and alpha\n"
+    );
+    assert_eq!(fs::read(&orig_link).unwrap(), b"alpha and alpha\n");
+    // Through a handle too, and the names stay one inode in the original.
+    f.write("pkg/omega_copy", b"alpha\n").unwrap();
+    assert_eq!(f.read("README"), b"alpha\n");
+    let (m1, m2) = (
+        fs::metadata(f.orig.join("README")).unwrap(),
+        fs::metadata(&orig_link).unwrap(),
+    );
+    assert_eq!((m1.ino(), m1.nlink()), (m2.ino(), 2));
+    // Either name may go; the other keeps the file, readable and writable.
+    f.fs.unlink(root.ino, OsStr::new("README")).unwrap();
+    assert!(f.fs.lookup_path(Path::new("README")).is_err());
+    assert_eq!(f.read("pkg/omega_copy"), b"alpha\n");
+    f.fs.write_ino(b.ino, 0, b"omega\n").unwrap();
+    assert_eq!(fs::read(&orig_link).unwrap(), b"alpha\n");
+    assert_eq!(f.fs.getattr(b.ino).unwrap().nlink, 1);
+    // A moved alias keeps its node.
+    f.fs.link(b.ino, root.ino, OsStr::new("again")).unwrap();
+    f.fs.rename(root.ino, OsStr::new("again"), d.ino, OsStr::new("moved"), 0)
+        .unwrap();
+    assert_eq!(f.fs.lookup_path(Path::new("pkg/moved")).unwrap().ino, b.ino);
+    assert_eq!(f.read("pkg/moved"), b"omega\n");
+    assert_eq!(fs::read(f.orig.join("pkg/moved")).unwrap(), b"alpha\n");
+    // What is refused.
+    let e = f.fs.link(d.ino, root.ino, OsStr::new("pkg2")).unwrap_err();
+    assert_eq!(e.errno, libc::EPERM);
+    let e =
+        f.fs.link(b.ino, d.ino, OsStr::new("__pycache__"))
+            .unwrap_err();
+    assert_eq!(e.errno, libc::EXDEV);
+}
+
 #[test]
 fn external_change_is_seen() {
     let f = fixture();
