@@ -117,6 +117,8 @@ pub struct Exposure<'a> {
     /// A call without arguments of `globals` (true), `locals` or `vars` (false) is under way:
     /// the name was the last code event, then perhaps the `(`.
     namespace_call: Option<(bool, bool)>,
+    /// `class` was the last code event: the next run is a class name.
+    after_class: bool,
     /// `eval` or `exec` was the last code event: called, it reads the caller's locals by the
     /// names its text holds.
     eval_call: bool,
@@ -152,6 +154,7 @@ impl<'a> Exposure<'a> {
             after_import: false,
             namespace_call: None,
             eval_call: false,
+            after_class: false,
         }
     }
 
@@ -182,6 +185,7 @@ impl<'a> Exposure<'a> {
                         self.after_import = false;
                         self.namespace_call = None;
                         self.eval_call = false;
+                        self.after_class = false;
                     }
                     // Nothing reads names in comments.
                     Class::Comment | Class::Text | Class::Fixed | Class::Dist => {}
@@ -223,10 +227,18 @@ impl<'a> Exposure<'a> {
         let after_dot = std::mem::take(&mut self.after_dot);
         self.keyword_candidate = None;
         self.after_import = false;
+        // The name of a function or class, nested ones too: its `__name__` is data that
+        // outside code reads (click names a command after its function), so strings that
+        // spell it must follow it. (Renaming it everywhere alike is still safe: the opt-in
+        // pure-local rule may.)
+        if self.def == Def::Name || std::mem::take(&mut self.after_class) {
+            self.by_code.insert(run);
+        }
         let exposed = self.function.is_none()
             || after_dot
             || self.params_depth.is_some_and(|d| self.depth > d)
             || !self.lambdas.is_empty();
+        self.after_class = run == "class" && !after_dot;
         if self.first_code && run != "async" {
             self.first_code = false;
             self.header = match run {
@@ -414,6 +426,7 @@ impl<'a> Exposure<'a> {
         self.after_import = false;
         self.namespace_call = None;
         self.eval_call = false;
+        self.after_class = false;
     }
 }
 
@@ -637,6 +650,18 @@ mod tests {
         assert!(e.by_code.contains("read") && e.all.contains("read"));
         assert!(!e.by_code.contains("spelled") && !e.all.contains("spelled"));
         assert!(e.by_code.contains("f") && e.by_code.contains("eval"));
+    }
+
+    #[test]
+    fn nested_functions_and_classes_are_named_for_outside_code() {
+        // click names a command after its function's `__name__`, so a test's
+        // `def subcommand():` inside a test function is compared with `"subcommand"`.
+        let src = b"def test():\n    @group.command()\n    def subcommand():\n        local = 1\n    class Inner:\n        pass\n";
+        let mut x = Exposure::new(src);
+        lexer::scan_python(src, |ev| x.event(ev));
+        let e = x.finish();
+        assert!(e.by_code.contains("subcommand") && e.by_code.contains("Inner"));
+        assert!(!e.by_code.contains("local"));
     }
 
     #[test]
