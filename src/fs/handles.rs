@@ -277,7 +277,13 @@ impl ViewFs {
             Some(self.view_bytes(&rel)?)
         };
         if let Some((view, stamp)) = &fresh {
-            if self.transform.passes_binary(&rel) && stays_binary(view, start, data) {
+            // A binary Python file is shown as its bytes too unless a layout remembered for
+            // it says otherwise (an agent's junk written over a reordered file): when the
+            // view is the original's bytes, binary junk written over binary junk has no
+            // layout either (Level 3 leaves a file with a NUL byte in place).
+            if stays_binary(view, start, data)
+                && (self.transform.passes_binary(&rel) || self.original_is(&rel, view))
+            {
                 if let Some(n) = self.write_in_place(&rel, view, *stamp, start, data)? {
                     return Ok(n);
                 }

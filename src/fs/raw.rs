@@ -55,7 +55,7 @@ impl ViewFs {
     }
 
     /// Whether the original `rel` holds exactly `bytes`.
-    fn original_is(&self, rel: &Path, bytes: &[u8]) -> bool {
+    pub(super) fn original_is(&self, rel: &Path, bytes: &[u8]) -> bool {
         self.disk_len(rel) == Some(bytes.len() as u64)
             && fs::read(self.root.join(rel)).is_ok_and(|b| b == bytes)
     }

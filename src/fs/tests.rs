@@ -1773,6 +1773,62 @@ fn writes_to_a_binary_file_go_in_place_and_text_ones_do_not() {
     assert_eq!(fs::read(f.orig.join("one.bin")).unwrap(), b"alpha ");
 }
 
+/// Under Level 3 a binary Python file (fsx's random bytes in a `.py`) whose view is its
+/// bytes is written in place like any binary file; one whose view is not (junk written over a
+/// reordered file, inverted through its layout) still takes the write-back, and either way
+/// the view reads back what was written (law 2).
+#[test]
+fn binary_python_files_shown_as_their_bytes_are_written_in_place() {
+    use crate::transform::{layout::LayoutStore, Composite};
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let src = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\ndef third():\n    return 3\n";
+    write(&orig.join("m.py"), src);
+    write(&orig.join("junk.py"), b"\0abc\n\0def\n");
+    let mut seed = 0;
+    let t = loop {
+        let t = Composite {
+            l2: None,
+            l3: Some(LayoutStore::new(seed)),
+        };
+        if t.content_to_view(Path::new("m.py"), src) != src {
+            break t;
+        }
+        seed += 1;
+    };
+    let fs = ViewFs::new(
+        &orig,
+        &dir.path().join("s"),
+        Arc::new(t),
+        Options::default(),
+    )
+    .unwrap();
+    fs.set_watched();
+    let j = fs.lookup_path(Path::new("junk.py")).unwrap();
+    let ino = fs::metadata(orig.join("junk.py")).unwrap().ino();
+    fs.write_ino(j.ino, 7, b"\0X").unwrap();
+    assert_eq!(fs::read(orig.join("junk.py")).unwrap(), b"\0abc\n\0d\0X\n");
+    assert_eq!(
+        fs::metadata(orig.join("junk.py")).unwrap().ino(),
+        ino,
+        "in place"
+    );
+    assert_eq!(fs.read_ino(j.ino, 0, 64).unwrap(), b"\0abc\n\0d\0X\n");
+    // Junk over a reordered file: its lines are put back through the layout.
+    let m = fs.lookup_path(Path::new("m.py")).unwrap();
+    let mut want = fs.read_ino(m.ino, 0, 4096).unwrap();
+    for (at, data) in [(0usize, &b"\0"[..]), (30, b"\0zz\n"), (3, b"q\0")] {
+        fs.write_ino(m.ino, at as u64, data).unwrap();
+        want[at..at + data.len()].copy_from_slice(data);
+        assert_eq!(
+            fs.read_ino(m.ino, 0, 4096).unwrap(),
+            want,
+            "law 2 after a write at {at}"
+        );
+    }
+}
+
 /// An access time the caller sets stays: the daemon reads the original without touching its
 /// atime (O_NOATIME), so serving the file again after `utimensat` does not move it (with
 /// relatime, any read of a file whose atime is older than its mtime would).
