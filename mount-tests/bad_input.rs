@@ -250,6 +250,81 @@ fn huge_truncate_and_offset_are_refused_and_the_daemon_lives() {
     );
 }
 
+/// Through the kernel: a data file written at a 2 GiB offset and truncated to 5 GiB is
+/// sparse in the original and read back from there, and a hard link (`ln`) is one file with
+/// two names in the view and in the original, whichever name is written.
+#[test]
+fn sparse_big_files_and_hard_links_through_the_kernel() {
+    use std::os::unix::fs::{FileExt, MetadataExt};
+    let test = "sparse_big_files_and_hard_links_through_the_kernel";
+    let seed = 44;
+    let repo = Repo::sample();
+    let t = repo.translate_many(seed, "view", &["bookmobile/ledger.py"]);
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let big = m.path("sparse.dat");
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .write(true)
+        .open(&big)
+        .unwrap();
+    let at = (2u64 << 30) + 1;
+    f.write_all_at(b"data", at).unwrap();
+    let mut back = [0u8; 4];
+    f.read_exact_at(&mut back, at).unwrap();
+    drop(f);
+    let truncated = std::process::Command::new("truncate")
+        .args(["-s", "5G"])
+        .arg(&big)
+        .status()
+        .unwrap();
+    let view_len = fs::metadata(&big).unwrap().len();
+    let linked = std::process::Command::new("ln")
+        .arg(m.path(&t[0]))
+        .arg(m.path("copy.py"))
+        .status()
+        .unwrap();
+    let (a, b) = (
+        fs::metadata(m.path(&t[0])).unwrap(),
+        fs::metadata(m.path("copy.py")).unwrap(),
+    );
+    let mut text = fs::read(m.path("copy.py")).unwrap();
+    text.extend_from_slice(b"# appended through the link\n");
+    fs::write(m.path("copy.py"), &text).unwrap();
+    let through_other = fs::read(m.path(&t[0])).unwrap();
+    m.unmount();
+    assert_eq!(&back, b"data");
+    assert!(truncated.success());
+    assert_eq!(view_len, 5 << 30);
+    let o = fs::metadata(repo.orig.join("sparse.dat")).unwrap();
+    assert_eq!(o.len(), 5 << 30);
+    assert!(
+        o.blocks() < 1024,
+        "sparse in the original: {} blocks",
+        o.blocks()
+    );
+    assert!(linked.success());
+    assert_eq!((a.ino(), a.nlink()), (b.ino(), 2), "one inode, two links");
+    assert_eq!(
+        through_other, text,
+        "a write through one name is read through the other"
+    );
+    let (p, q) = (
+        fs::metadata(repo.orig.join("bookmobile/ledger.py")).unwrap(),
+        fs::metadata(repo.orig.join("copy.py")).unwrap(),
+    );
+    assert_eq!(
+        (p.ino(), p.nlink()),
+        (q.ino(), 2),
+        "one file with two names in the original"
+    );
+    assert!(fs::read(repo.orig.join("copy.py"))
+        .unwrap()
+        .ends_with(b"# appended through the link\n"));
+}
+
 /// A full disk under the original: the writer gets ENOSPC (not EIO), what it had written
 /// and was acknowledged is in the original as it was written, a file nobody wrote is whole,
 /// and the daemon keeps serving.
