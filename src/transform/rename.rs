@@ -213,16 +213,7 @@ impl Renamer {
     fn swap_compound_of_names(&self, run: &str) -> Option<String> {
         let pieces = tokens::split(run);
         let frozen = |w: &str| self.is_frozen_word(w);
-        // A name the code uses, or the start or end of one (data compared with the ends of
-        // names, `rename::affixes`): it changes as that name does.
-        let names_code = |x: &str| {
-            (self.is_code_ident(x) || self.code_affixes.contains(x)) && !self.is_frozen_run(x)
-        };
-        let fragment = |w: &str| self.fragments.contains(w.to_ascii_lowercase().as_str());
-        let word_at: Vec<usize> = (0..pieces.len())
-            .filter(|&k| matches!(pieces[k], Piece::Word(..)))
-            .collect();
-        let at_end = |k: usize| word_at.first() == Some(&k) || word_at.last() == Some(&k);
+        let names_code = |x: &str| self.is_code_ident(x) && !self.is_frozen_run(x);
         // Spans of at most this many pieces are tried: code names of more are rare.
         const SPAN: usize = 4;
         let text = |i: usize, j: usize| pieces[i..j].iter().map(Piece::text).collect::<String>();
@@ -239,10 +230,6 @@ impl Renamer {
             })
         };
         let mut joined = false;
-        // A fragment of names built at run time (`"prec_" + rule`) at either end of the run,
-        // and a span that changes: the run is such a name, its run-time part a name.
-        let mut fragment_end = false;
-        let mut span_changed = false;
         let mut out = String::with_capacity(run.len() + 8);
         let mut i = 0;
         while i < pieces.len() {
@@ -252,8 +239,7 @@ impl Renamer {
                 let x = text(i, j);
                 let img = self.image(&x);
                 if names_code(&x) || img.as_deref().is_some_and(names_code) {
-                    let evidence = words(i, j) >= 2 && holds_frozen(i, j);
-                    return Some((j, img.unwrap_or(x), evidence));
+                    return Some((j, img.unwrap_or(x), words(i, j) >= 2 && holds_frozen(i, j)));
                 }
                 let kept = j - i >= 2
                     && (self.is_frozen_run(&x)
@@ -262,31 +248,66 @@ impl Renamer {
             });
             if let Some((j, s, evidence)) = span {
                 joined |= evidence;
-                span_changed |= s != text(i, j);
                 out.push_str(&s);
                 i = j;
                 continue;
             }
-            let k = i;
             let p = pieces[i];
             i += 1;
             let Piece::Word(w, _) = p else {
                 out.push_str(p.text());
                 continue;
             };
-            if fragment(w) {
-                fragment_end |= at_end(k);
-                out.push_str(w);
-                continue;
-            }
             let img = self.image(w).unwrap_or_else(|| w.to_string());
             if w.len() >= 3 && !frozen(w) && !frozen(&img) {
                 return None;
             }
             out.push_str(w);
         }
-        joined |= fragment_end && span_changed;
         (joined && out != run).then_some(out)
+    }
+
+    /// A data compound that starts or ends with a fragment of names built at run time (a
+    /// token frozen because strings join names from it: `prec` of mistune's
+    /// `m.lastgroup.replace('prec_', '')`, `renderer` of `'renderer_' + name + '.txt'`) is
+    /// such a name: the fragment and the underscores next to it stay, and the rest changes
+    /// as it would on its own (`'prec_auto_link'` beside the rule `'auto_link'`, the end of
+    /// the method `parse_auto_link`; the file `renderer_markdown.txt` beside the renderer's
+    /// `NAME = 'markdown'`). Fragments are frozen tokens, the same in a run and its image,
+    /// and the rest is decided by `swap_segment`, asked of it and of its image: an involution.
+    fn swap_around_fragment(&self, run: &str, class: Class) -> Option<String> {
+        let pieces = tokens::split(run);
+        let words: Vec<usize> = (0..pieces.len())
+            .filter(|&k| matches!(pieces[k], Piece::Word(..)))
+            .collect();
+        let fragment = |k: usize| match pieces[k] {
+            Piece::Word(w, _) => self.fragments.contains(w.to_ascii_lowercase().as_str()),
+            Piece::Other(_) => false,
+        };
+        let text = |a: usize, b: usize| pieces[a..b].iter().map(Piece::text).collect::<String>();
+        let (&first, &last) = (words.first()?, words.last()?);
+        if words.len() < 2 {
+            return None;
+        }
+        // The fragment, then at least one separator, then the rest (or the mirror image).
+        let (head, rest, tail) = if fragment(first) && matches!(pieces[first + 1], Piece::Other(_))
+        {
+            let mut r = first + 1;
+            while matches!(pieces[r], Piece::Other(_)) {
+                r += 1;
+            }
+            (text(0, r), text(r, pieces.len()), String::new())
+        } else if fragment(last) && matches!(pieces[last - 1], Piece::Other(_)) {
+            let mut r = last;
+            while matches!(pieces[r - 1], Piece::Other(_)) {
+                r -= 1;
+            }
+            (String::new(), text(0, r), text(r, pieces.len()))
+        } else {
+            return None;
+        };
+        let swapped = self.swap_segment(&rest, class)?;
+        Some(format!("{head}{swapped}{tail}"))
     }
 
     /// What a run becomes in a given class, or `None` when it stays. A run made of segments
@@ -360,7 +381,8 @@ impl Renamer {
                 {
                     return Some(img);
                 }
-                self.swap_compound_of_names(run)
+                self.swap_around_fragment(run, class)
+                    .or_else(|| self.swap_compound_of_names(run))
             }
         }
     }
@@ -934,6 +956,17 @@ mod tests {
             b"renderer_hydrants.txt",
             "a file name agrees with the string naming it"
         );
+        // Only a fragment makes the start of a code name count inside a compound:
+        // pyrsistent's `"IntToFloatPMap"` (built from `int.__name__.capitalize()`) stays
+        // beside a class `IntToFloatSetMap` whose start it shares.
+        let r = Renamer::new(
+            [("int", "owe"), ("float", "woven"), ("set", "suite")],
+            ["int", "float", "pmap"],
+            ["IntToFloatSetMap"],
+        )
+        .unwrap()
+        .with_fragments(["prec"]);
+        assert_eq!(r.swap_run("IntToFloatPMap", Class::String), None);
     }
 
     #[test]
