@@ -266,6 +266,7 @@ fn sparse_big_files_and_hard_links_through_the_kernel() {
     let big = m.path("sparse.dat");
     let f = fs::OpenOptions::new()
         .create(true)
+        .truncate(true)
         .read(true)
         .write(true)
         .open(&big)
