@@ -200,6 +200,66 @@ pub fn analyze(text: &[u8]) -> Result<Structure, String> {
     Ok(Structure { runs })
 }
 
+/// The node kinds the analysis tells apart, by tree-sitter's kind id: comparing ids is what
+/// makes the walks cheap (`Node::kind` measures and checks a C string on every call). The
+/// table is built from the kind names once, for every id, so aliased kinds that share a
+/// name are matched exactly as the names would be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum K {
+    Module,
+    Block,
+    Identifier,
+    Extra,
+    Other,
+}
+
+fn kinds() -> &'static [K] {
+    static TABLE: std::sync::OnceLock<Vec<K>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        (0..lang.node_kind_count())
+            .map(|id| match lang.node_kind_for_id(id as u16) {
+                Some("module") => K::Module,
+                Some("block") => K::Block,
+                Some("identifier") => K::Identifier,
+                Some(k) if is_extra_kind(k) => K::Extra,
+                _ => K::Other,
+            })
+            .collect()
+    })
+}
+
+fn kind_of(n: Node) -> K {
+    kinds()
+        .get(n.kind_id() as usize)
+        .copied()
+        .unwrap_or(K::Other)
+}
+
+/// Visit `node` and its descendants in pre-order with one cursor (no allocation per node);
+/// `visit` says whether to go into a node's children.
+fn each_node<'t>(node: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
+    let mut cur = node.walk();
+    // Counted here: `TreeCursor::depth` walks the cursor's stack on every call.
+    let mut depth = 0usize;
+    loop {
+        if visit(cur.node()) && cur.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if depth == 0 {
+                return;
+            }
+            if cur.goto_next_sibling() {
+                break;
+            }
+            cur.goto_parent();
+            depth -= 1;
+        }
+    }
+}
+
 fn leading_ws(line: &[u8]) -> &[u8] {
     let n = line
         .iter()
@@ -213,12 +273,24 @@ fn leading_ws(line: &[u8]) -> &[u8] {
 /// not be checked against what Python would do, so such files stay in place. Every statement
 /// that opens its line must share its block's indentation, deeper than the block's header.
 fn check_indentation(ctx: &Ctx, root: Node) -> Result<(), String> {
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
+    let mut result = Ok(());
+    each_node(root, |n| {
+        let k = kind_of(n);
+        if result.is_ok() && matches!(k, K::Module | K::Block) {
+            result = check_block_indentation(ctx, n, k == K::Module);
+        }
+        result.is_ok()
+    });
+    result
+}
+
+/// [`check_indentation`] of one module or block node.
+fn check_block_indentation(ctx: &Ctx, n: Node, module: bool) -> Result<(), String> {
+    {
         let mut cur = n.walk();
         let children: Vec<Node> = n.children(&mut cur).collect();
-        if n.kind() == "module" || n.kind() == "block" {
-            let (header_line, min_len) = if n.kind() == "module" {
+        {
+            let (header_line, min_len) = if module {
                 (None, 0)
             } else {
                 let p = n.parent().unwrap_or(n);
@@ -253,7 +325,7 @@ fn check_indentation(ctx: &Ctx, root: Node) -> Result<(), String> {
                     if offset + ws.len() != st.start_byte() {
                         return Err("statement does not start its line".into());
                     }
-                    if n.kind() == "module" && !ws.is_empty() {
+                    if module && !ws.is_empty() {
                         return Err("indented module-level statement".into());
                     }
                     if ws.len() < min_len || indent.is_some_and(|i| i != ws) {
@@ -263,7 +335,6 @@ fn check_indentation(ctx: &Ctx, root: Node) -> Result<(), String> {
                 }
             }
         }
-        stack.extend(children);
     }
     Ok(())
 }
@@ -289,22 +360,33 @@ fn is_extra_kind(kind: &str) -> bool {
 /// End byte of the last real token of `node`: comments that tree-sitter tucks into a block
 /// belong to whatever follows them, and zero-width tokens (indent, dedent) carry no text.
 fn content_end(node: Node) -> usize {
-    let mut end = node.start_byte();
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        if is_extra_kind(n.kind()) {
-            continue;
-        }
-        if n.child_count() == 0 {
-            if n.end_byte() > n.start_byte() {
-                end = end.max(n.end_byte());
+    // The last such token in text order ends last: walk back from the end, one cursor, and
+    // stop at the first token with text (tokens never overlap).
+    let mut cur = node.walk();
+    let mut depth = 0usize;
+    loop {
+        let n = cur.node();
+        if kind_of(n) != K::Extra {
+            if n.child_count() == 0 {
+                if n.end_byte() > n.start_byte() {
+                    return n.end_byte().max(node.start_byte());
+                }
+            } else if cur.goto_last_child() {
+                depth += 1;
+                continue;
             }
-        } else {
-            let mut cur = n.walk();
-            stack.extend(n.children(&mut cur));
+        }
+        loop {
+            if depth == 0 {
+                return node.start_byte();
+            }
+            if cur.goto_previous_sibling() {
+                break;
+            }
+            cur.goto_parent();
+            depth -= 1;
         }
     }
-    end
 }
 
 struct Item<'t> {
@@ -633,15 +715,17 @@ fn named_by_string(literal: &str) -> Option<String> {
 }
 
 fn collect_identifiers(ctx: &Ctx, node: Node, out: &mut BTreeSet<String>) {
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "identifier" {
-            out.insert(ctx.node_text(n));
-        } else {
-            let mut cur = n.walk();
-            stack.extend(n.children(&mut cur));
+    each_node(node, |n| {
+        if kind_of(n) != K::Identifier {
+            return true;
         }
-    }
+        let text = &ctx.text[n.start_byte().min(ctx.text.len())..n.end_byte().min(ctx.text.len())];
+        let text = String::from_utf8_lossy(text);
+        if !out.contains(text.as_ref()) {
+            out.insert(text.into_owned());
+        }
+        false
+    });
 }
 
 /// Pairs `(a, b)`, `a < b` in run order, whose relative order must be kept.
