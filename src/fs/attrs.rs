@@ -87,6 +87,9 @@ impl ViewFs {
                 .set_len(size)
                 .map_err(|e| FsError::io(format!("truncate {}", path.display()), e));
         };
+        // As for a write (`ViewFs::write_ino`): the view read here is in the original before
+        // any other write-back runs.
+        let _wb = self.writeback.lock();
         if !self.state.lock().buffers.contains_key(&ino) && self.goes_raw(rel, size, 0)? {
             return self.raw_truncate(rel, size);
         }
@@ -105,7 +108,7 @@ impl ViewFs {
             // A writer's handle will write it back at flush or release.
             Some(writers) if writers > 0 => return Ok(()),
             // A buffer without a writer (handle-less writes): nothing else will flush it.
-            Some(_) => return self.flush_unheld(ino, Durability::KillSafe),
+            Some(_) => return self.flush_unheld_locked(ino, Durability::KillSafe),
             None => {}
         }
         // No writer holds this file: apply the truncation to the original right away.
@@ -115,7 +118,7 @@ impl ViewFs {
             let mut st = self.state.lock();
             st.buffers.insert(ino, Buffer::new(data, true));
         }
-        let r = self.flush_ino(ino, Durability::KillSafe);
+        let r = self.flush_ino_locked(ino, Durability::KillSafe);
         // A failed immediate truncate is reported, not retried behind the caller's back.
         self.state.lock().drop_unheld(ino, r.is_err());
         r

@@ -252,19 +252,25 @@ impl ViewFs {
     /// full-size chunk (`data.len() == MAX_WRITE`) of a file over [`SYNC_WRITEBACK_MAX`],
     /// which the deferred flusher writes back (see the module note).
     pub fn write_ino(&self, ino: u64, offset: u64, data: &[u8]) -> FsResult<u32> {
+        let back = self.node_backing(ino)?;
+        if let Backing::Scratch(_) = back {
+            self.open_backing(&back, true)?
+                .write_all_at(data, offset)
+                .map_err(|e| FsError::io("write scratch", e))?;
+            return Ok(data.len() as u32);
+        }
+        // From reading the view the write applies to until that view is in the original,
+        // no other write-back may run: concurrent writes (the pages of one `msync`, sent by
+        // several kernel threads) would otherwise each write back a view read before the
+        // other landed, and one of them would be lost.
+        let _wb = self.writeback.lock();
         let (back, unlinked, has_buffer) = {
             let st = self.state.lock();
             let n = st.table.get(ino).ok_or_else(FsError::noent)?;
             (n.backing.clone(), n.unlinked, st.buffers.contains_key(&ino))
         };
-        let rel = match back {
-            Backing::Scratch(_) => {
-                self.open_backing(&back, true)?
-                    .write_all_at(data, offset)
-                    .map_err(|e| FsError::io("write scratch", e))?;
-                return Ok(data.len() as u32);
-            }
-            Backing::Original(rel) => rel,
+        let Backing::Original(rel) = back else {
+            return Err(FsError::new(libc::EAGAIN, "moved to scratch while written"));
         };
         if !has_buffer && !unlinked && self.goes_raw(&rel, offset, data.len() as u64)? {
             return self.raw_write(&rel, offset, data);
@@ -307,15 +313,22 @@ impl ViewFs {
             self.deferred_cv.notify_one();
             return Ok(data.len() as u32);
         }
-        self.flush_unheld(ino, Durability::KillSafe)?;
+        self.flush_unheld_locked(ino, Durability::KillSafe)?;
         Ok(data.len() as u32)
+    }
+
+    /// Where node `ino` lives.
+    fn node_backing(&self, ino: u64) -> FsResult<Backing> {
+        let st = self.state.lock();
+        let n = st.table.get(ino).ok_or_else(FsError::noent)?;
+        Ok(n.backing.clone())
     }
 
     /// A write to a binary file that stays binary: the view is the original, so the bytes go
     /// to the original at their offset, as on a native disk, instead of a rewrite of the
     /// whole file (fsx's thousands of small writes made that quadratic).
     /// `None` when the file changed since `view` was read (at `stamp`): the caller then
-    /// takes the buffered path.
+    /// takes the buffered path. The caller holds the write-back lock.
     fn write_in_place(
         &self,
         rel: &Path,
@@ -324,7 +337,6 @@ impl ViewFs {
         start: usize,
         data: &[u8],
     ) -> FsResult<Option<u32>> {
-        let _w = self.writeback.lock();
         let path = self.safe_path(&Backing::Original(rel.to_path_buf()))?;
         let f = fs::OpenOptions::new()
             .write(true)

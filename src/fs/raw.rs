@@ -66,20 +66,19 @@ impl ViewFs {
         read_at_most(&f, offset, size)
     }
 
-    /// Write `data` at `offset` of the original `rel` in place.
+    /// Write `data` at `offset` of the original `rel` in place (the caller holds the
+    /// write-back lock).
     pub(super) fn raw_write(&self, rel: &Path, offset: u64, data: &[u8]) -> FsResult<u32> {
         past_off_t(offset.checked_add(data.len() as u64))?;
-        let _w = self.writeback.lock();
         let f = self.open_backing(&Backing::Original(rel.to_path_buf()), true)?;
         f.write_all_at(data, offset)
             .map_err(|e| FsError::write_back(format!("write {}", rel.display()), e))?;
         Ok(data.len() as u32)
     }
 
-    /// Truncate the original `rel` to `size` in place.
+    /// Truncate the original `rel` to `size` in place (the caller holds the write-back lock).
     pub(super) fn raw_truncate(&self, rel: &Path, size: u64) -> FsResult<()> {
         past_off_t(Some(size))?;
-        let _w = self.writeback.lock();
         let f = self.open_backing(&Backing::Original(rel.to_path_buf()), true)?;
         f.set_len(size)
             .map_err(|e| FsError::write_back(format!("truncate {}", rel.display()), e))

@@ -1773,6 +1773,44 @@ fn writes_to_a_binary_file_go_in_place_and_text_ones_do_not() {
     assert_eq!(fs::read(f.orig.join("one.bin")).unwrap(), b"alpha ");
 }
 
+/// Writes without handles that race on one file (the kernel sends the pages of an `msync`
+/// from several threads) each land: none is written back over a view read before another
+/// landed (fsx found such a lost write: an in-place write that saw the file changed fell
+/// back to a buffer made from the view read before the change).
+#[test]
+fn concurrent_writes_without_handles_all_land() {
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("data.bin")).unwrap();
+    let fs = &f.fs;
+    let len = 4096usize;
+    fs.write_ino(a.ino, 0, &vec![0u8; len]).unwrap();
+    for round in 0..40u8 {
+        std::thread::scope(|s| {
+            for t in 0..4usize {
+                s.spawn(move || {
+                    let chunk = vec![round.wrapping_mul(4).wrapping_add(t as u8 + 1); len / 4];
+                    fs.write_ino(a.ino, (t * len / 4) as u64, &chunk).unwrap();
+                });
+            }
+        });
+        let got = fs::read(f.orig.join("data.bin")).unwrap();
+        for t in 0..4usize {
+            let want = round.wrapping_mul(4).wrapping_add(t as u8 + 1);
+            assert!(
+                got[t * len / 4..(t + 1) * len / 4]
+                    .iter()
+                    .all(|&b| b == want),
+                "round {round}: the write of thread {t} was lost"
+            );
+        }
+        assert_eq!(
+            fs.read_ino(a.ino, 0, len as u32).unwrap(),
+            got,
+            "round {round}: view"
+        );
+    }
+}
+
 /// Under Level 3 a binary Python file (fsx's random bytes in a `.py`) whose view is its
 /// bytes is written in place like any binary file; one whose view is not (junk written over a
 /// reordered file, inverted through its layout) still takes the write-back, and either way

@@ -19,7 +19,13 @@ impl ViewFs {
     /// Write back the buffer of `ino`, which no handle holds, and drop it once clean: a
     /// buffer left behind would shadow later changes of the original.
     pub(super) fn flush_unheld(&self, ino: u64, durability: Durability) -> FsResult<()> {
-        let r = self.flush_ino(ino, durability);
+        let _wb = self.writeback.lock();
+        self.flush_unheld_locked(ino, durability)
+    }
+
+    /// [`ViewFs::flush_unheld`] for a caller that holds the write-back lock.
+    pub(super) fn flush_unheld_locked(&self, ino: u64, durability: Durability) -> FsResult<()> {
+        let r = self.flush_ino_locked(ino, durability);
         self.state.lock().drop_unheld(ino, false);
         r
     }
@@ -112,6 +118,11 @@ impl ViewFs {
     /// Write the buffer of `ino` back to the original if dirty.
     pub(super) fn flush_ino(&self, ino: u64, durability: Durability) -> FsResult<()> {
         let _wb = self.writeback.lock();
+        self.flush_ino_locked(ino, durability)
+    }
+
+    /// [`ViewFs::flush_ino`] for a caller that holds the write-back lock.
+    pub(super) fn flush_ino_locked(&self, ino: u64, durability: Durability) -> FsResult<()> {
         let (rel, data, generation) = {
             let mut st = self.state.lock();
             let Some(node) = st.table.get(ino) else {
