@@ -258,8 +258,11 @@ impl Renamer {
                 out.push_str(p.text());
                 continue;
             };
+            // A fragment of names built at run time (a frozen token: `excepting` of toolz's
+            // `'%s_excepting_%s' % (func.__name__, ...)`) is a piece of such a name.
             let img = self.image(w).unwrap_or_else(|| w.to_string());
-            if w.len() >= 3 && !frozen(w) && !frozen(&img) {
+            let fragment = self.fragments.contains(w.to_ascii_lowercase().as_str());
+            if w.len() >= 3 && !frozen(w) && !frozen(&img) && !fragment {
                 return None;
             }
             out.push_str(w);
@@ -967,6 +970,21 @@ mod tests {
         .unwrap()
         .with_fragments(["prec"]);
         assert_eq!(r.swap_run("IntToFloatPMap", Class::String), None);
+        // A fragment inside a compound of names is a piece of the name: toolz names a
+        // function `'%s_excepting_%s' % (func.__name__, ...)` and its tests compare the
+        // result with `'getzero_excepting_IndexError_or_KeyError'`.
+        let r = Renamer::new(
+            [("getzero", "monitor"), ("index", "ledger"), ("key", "lock")],
+            ["IndexError", "KeyError", "error"],
+            ["getzero"],
+        )
+        .unwrap()
+        .with_fragments(["excepting"]);
+        assert_eq!(
+            r.swap_run("getzero_excepting_IndexError_or_KeyError", Class::String)
+                .as_deref(),
+            Some("monitor_excepting_IndexError_or_KeyError")
+        );
     }
 
     #[test]
