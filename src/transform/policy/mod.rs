@@ -642,6 +642,18 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .iter()
         .flat_map(|ff| ff.whole_strings.iter().copied())
         .collect();
+    // The core of a dunder the code spells (`website` of `__website__`) is data wherever a
+    // string literal holds it whole: programs read dunders by their cores (jsonpointer's
+    // `setup.py` takes `re.findall("__([a-z]+)__ = '([^']+)'", src)` and then looks up
+    // `metadata['website']`), and the dunder never changes.
+    for w in &whole_strings {
+        let core = !w.starts_with('_') && !w.ends_with('_');
+        if core && f.code_runs.contains(format!("__{w}__").as_str()) {
+            f.frozen_runs
+                .entry(w.to_string())
+                .or_insert(FreezeReason::Data);
+        }
+    }
     for &run in &owned {
         // A run of a dynamic family is renamed only if its run-time part would be renamed
         // wherever that part comes from: as a name (not frozen) and inside strings (a code

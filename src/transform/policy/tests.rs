@@ -613,3 +613,27 @@ fn outside_names_used_only_as_locals_are_renamed() {
     };
     assert!(analyze(&input).frozen_owned.contains("result"));
 }
+
+/// The core of a dunder the code spells is data where a string holds it whole: jsonpointer's
+/// `setup.py` reads the module's dunders with `re.findall("__([a-z]+)__ = '([^']+)'", src)`
+/// and looks the result up by `'website'`. A core no dunder has, and a word only inside a
+/// longer string, stay names.
+#[test]
+fn cores_of_dunders_in_strings_are_data() {
+    let own = set(&["setup", "pointer"]);
+    let defined = set(&["website", "WEBSITE", "metadata", "homepage"]);
+    let module: &[u8] = b"__website__ = 'https://example.org'\nhomepage = 1\n";
+    let setup: &[u8] =
+        b"metadata = dict(find(src))\nWEBSITE = metadata['website']\nhomepage = 'homepage'\nwebsite = 'the website'\n";
+    let input = PolicyInput {
+        python: vec![("pointer.py", module), ("setup.py", setup)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["pointer.py", "setup.py"],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("website"), Some(&FreezeReason::Data));
+    assert!(f.frozen_owned.contains("website"));
+    assert!(f.owned_runs.contains("homepage"), "{:?}", f.frozen_runs);
+}
