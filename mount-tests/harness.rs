@@ -4,7 +4,7 @@
 //! Skipping: outside CI, a machine without `/dev/fuse` (or where mounting fails) prints a loud
 //! SKIPPED line and the test returns early. Under `CI=true` the same situations fail.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -181,6 +181,11 @@ impl Repo {
     /// The bundle of `seed` as JSON.
     pub fn bundle_json(&self, seed: u64) -> serde_json::Value {
         serde_json::from_slice(&fs::read(self.bundle(seed)).unwrap()).unwrap()
+    }
+
+    /// The original names a view of `seed` may show nowhere: [`never_shown`].
+    pub fn never_shown(&self, seed: u64) -> BTreeSet<String> {
+        never_shown(&self.bundle_json(seed))
     }
 
     /// `schrodinger translate` with the saved bundle of `seed`. Call it before editing the
@@ -669,4 +674,27 @@ pub fn assert_no_original(
             );
         }
     }
+}
+
+/// The owned runs a bundle renames, less the plain words the code only uses as locals, which
+/// strings, comments and text keep as written (law 7's written exception for prose,
+/// docs/design-notes.md; the code renames them, `bundle::tests::words_only_locals_use_stay_in_strings_and_comments`).
+pub fn never_shown(bundle: &serde_json::Value) -> BTreeSet<String> {
+    let list = |key: &str| -> BTreeSet<String> {
+        bundle[key]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert!(
+        bundle["owned_runs"].is_array(),
+        "bundle has an owned_runs list"
+    );
+    let locals = list("local_words");
+    list("owned_runs").difference(&locals).cloned().collect()
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::process::Command;
 
-use crate::harness::{output, python3, run_ok, show, walk, Repo};
+use crate::harness::{never_shown, output, python3, run_ok, show, walk, Repo};
 
 /// Every original path component that the bundle renames is absent from the view's listing,
 /// and the view's listing is exactly the translated list of original paths.
@@ -89,12 +89,7 @@ fn grep_finds_no_owned_name_and_hides_caches() {
     let seed = 12;
     let repo = Repo::sample();
     let bundle = repo.bundle_json(seed);
-    let owned: Vec<String> = bundle["owned_runs"]
-        .as_array()
-        .expect("bundle has an owned_runs list")
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
+    let owned: Vec<String> = never_shown(&bundle).into_iter().collect();
     assert!(owned.len() > 50, "too few owned runs: {owned:?}");
     assert!(owned.iter().any(|r| r == "LoanLedger"), "{owned:?}");
     let patterns = repo.dir.path().join("owned.txt");
@@ -195,12 +190,7 @@ fn error_messages_show_no_owned_name() {
     let seed = 13;
     let repo = Repo::sample();
     let bundle = repo.bundle_json(seed);
-    let owned: BTreeSet<String> = bundle["owned_runs"]
-        .as_array()
-        .expect("bundle has an owned_runs list")
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
+    let owned: BTreeSet<String> = never_shown(&bundle);
     // A script of failing commands, written in original names and run on each side in that
     // side's names.
     let script = "cat bookmobile/ledger_missing.py\n\

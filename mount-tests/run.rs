@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::harness::{
-    assert_no_original, can_mount, git, output, run_ok, translate_with, Repo, BIN,
+    assert_no_original, can_mount, git, never_shown, output, run_ok, translate_with, Repo, BIN,
 };
 
 /// A file whose name exists nowhere else: if `find / -xdev` printed it, the original (or a
@@ -73,12 +73,7 @@ fn run_in_container(repo: &Repo, args: &[&str], script: &str) -> Ran {
 fn renamed(work: &Path) -> BTreeSet<String> {
     let b: serde_json::Value =
         serde_json::from_slice(&fs::read(work.join("state/bundle.json")).unwrap()).unwrap();
-    b["owned_runs"]
-        .as_array()
-        .expect("owned_runs")
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect()
+    never_shown(&b)
 }
 
 /// `translate --state --to DIRECTION` with the run's own map.

@@ -83,6 +83,12 @@ pub struct Bundle {
     /// them as local variables (`policy::is_pure_local`).
     #[serde(default)]
     pub local_runs: BTreeSet<String>,
+    /// Plain words the code only uses as local variables (`policy::Findings::local_words`):
+    /// renamed in code, kept as written in strings, comments and text, which is law 7's
+    /// written exception for prose (docs/design-notes.md). Listed so that checks of the view
+    /// know which owned runs text may still show.
+    #[serde(default)]
+    pub local_words: BTreeSet<String>,
     /// Extensions of the tree's file and directory names (each dot-separated part after a
     /// name's first dot): text keeps them where it shows them as extensions.
     #[serde(default)]
@@ -646,6 +652,7 @@ pub fn build_with_env(
         owned_runs: found.owned_runs,
         frozen_owned: found.frozen_owned,
         local_runs: found.local_runs,
+        local_words: found.local_words,
         extensions,
         env_fingerprint: env.fingerprint.clone(),
         python: opts.python.to_string_lossy().into_owned(),
