@@ -13,7 +13,8 @@
 # Environment: SCHRODINGER (binary; default target/release/schrodinger of this checkout,
 # built if missing), BENCH_REPS (warm repetitions, default 7), BENCH_COLD_REPS (default 3),
 # BENCH_MOUNT_REPS (default 3), BENCH_SEED (default 7), BENCH_LEVELS (default: the mount's
-# default levels), BENCH_ONLY (comma list of operation ids to run, e.g. "find_warm,cat_warm").
+# default levels), BENCH_ONLY (comma list of operation ids to run, e.g. "find_warm,cat_warm";
+# "first_grep" is the first search after a mount, run last).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -128,6 +129,7 @@ export BENCH_REPS=$REPS BENCH_COLD_REPS=$COLD_REPS BENCH_PID=${pid:-}
 export BENCH_MODULES="${modules[*]}" BENCH_VIEWMODS="${viewmods[*]}" BENCH_PYDEPS=$PYDEPS
 export BENCH_MOUNT_MS="${mount_times[*]}" BENCH_COMMIT=$commit BENCH_NAME=$NAME
 export BENCH_LEVELS_SHOWN=${BENCH_LEVELS:-default} BENCH_SCAN="$scan_ms"
+export BENCH_BIN=$BIN BENCH_SEED=$SEED BENCH_STATE=$STATE BENCH_LEVEL_ARGS="${levels[*]}"
 
 python3 - "$OUT" <<'EOF'
 import os, platform, shutil, statistics, subprocess, sys, time
@@ -193,6 +195,22 @@ if has_git:
     ops.append(("git_status_warm", "git status, warm", op_git("status"), False, reps, "1.5"))
     ops.append(("git_diff_warm", "git diff, warm", op_git("diff"), False, reps, "1.5"))
 
+# The agent's first search: grep over the whole tree right after `mount` returned, with the
+# page cache dropped. The view is unmounted and mounted again before each of its runs (same
+# state directory: the saved bundle, as for a view built at image time; the daemon starts
+# with nothing transformed), so every file is transformed while grep reads it. Run last:
+# it leaves a fresh daemon behind.
+def remount_view():
+    view = E["BENCH_VIEW"]
+    subprocess.run([E["BENCH_BIN"], "unmount", view], check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([E["BENCH_BIN"], "mount", "--seed", E["BENCH_SEED"],
+                    *E["BENCH_LEVEL_ARGS"].split(), "--state", E["BENCH_STATE"],
+                    E["BENCH_TREE"], view], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+first_touch = ("first_grep", "grep -rn return, first after mount (cold cache)", op_grep, True,
+               cold_reps, "1.5")
+
 results = []
 for oid, label, make, cold, n, target in ops:
     if only and oid not in only:
@@ -227,6 +245,24 @@ cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), "?")
 mount_ms = [int(x) for x in E["BENCH_MOUNT_MS"].split()]
 rss = dict(peak_rss(E["BENCH_PID"])) if E["BENCH_PID"] else {}
+
+if not only or first_touch[0] in only:
+    oid, label, make, cold, n, target = first_touch
+    fns = {name: make(name, root) for name, root in targets}
+    times = {name: [] for name, _ in targets}
+    for i in range(n):
+        order = targets[i % 3:] + targets[:i % 3]
+        for name, _ in order:
+            if name == "view":
+                remount_view()
+            drop_caches()
+            t0 = time.perf_counter()
+            fns[name]()
+            times[name].append(time.perf_counter() - t0)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    results.append((label, med, n, target))
+    print(f"  {label}: " + ", ".join(f"{k} {v*1000:.0f} ms" for k, v in med.items()),
+          file=sys.stderr)
 
 lines = []
 lines.append(f"- tree: {E['BENCH_NAME']} ({E['BENCH_TREE']}), levels: {E['BENCH_LEVELS_SHOWN']}")
