@@ -115,3 +115,38 @@ fn same_seed_same_tree_other_seed_other_tree() {
         panic!("export --seed 21 differs from the mount: {d}");
     }
 }
+
+/// A view mounted again with the same state directory serves the views its first scan
+/// stored (`STATE/rendered`, `src/fs/rendered.rs`): every file reads back exactly as it did
+/// in the first mount, and the daemon's log says how many stored views it loaded.
+#[test]
+fn a_remount_serves_the_views_the_first_mount_rendered() {
+    let test = "a_remount_serves_the_views_the_first_mount_rendered";
+    let seed = 29;
+    let repo = Repo::sample();
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let stored = m.state.join("rendered");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !stored.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(stored.exists(), "the first scan stored no views");
+    let read_all = |root: &std::path::Path| walk(root, &[".git"]);
+    let first = read_all(&m.point);
+    assert!(first.len() > 10, "{first:?}");
+    assert!(first.values().any(|e| matches!(e, Entry::File(_))));
+    m.unmount();
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let again = read_all(&m.point);
+    let log = std::fs::read_to_string(m.state.join("schrodinger.log")).unwrap();
+    m.unmount();
+    assert_eq!(again, first, "the remounted view serves other bytes");
+    assert!(
+        log.contains("views rendered before, reused on first touch"),
+        "{log}"
+    );
+}

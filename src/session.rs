@@ -84,6 +84,8 @@ pub struct Extras {
     pub owner: Option<Caller>,
     /// Where the agent's requests are recorded (`mount --trace`, see `crate::trace`).
     pub trace: Option<Arc<crate::trace::Tracer>>,
+    /// Views an earlier mount rendered (see [`crate::fs::Options::rendered`]).
+    pub rendered: Option<crate::fs::rendered::RenderedFile>,
 }
 
 pub fn spawn(
@@ -101,6 +103,7 @@ pub fn spawn(
         shadow_pending: before_scan.is_some(),
         committed: extras.committed,
         owner: extras.owner,
+        rendered: extras.rendered,
         ..Options::default()
     };
     let fs =

@@ -406,6 +406,9 @@ fn daemon(args: &MountArgs, p: &Plan) -> Result<(), CliError> {
     result
 }
 
+/// The views the first complete scan of a view rendered, in its state directory.
+pub const RENDERED_FILE: &str = "rendered";
+
 fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<(), CliError> {
     if args.ready_fd.is_none() {
         check_mountpoint_free(p)?;
@@ -427,11 +430,19 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
         }
         None => None,
     };
+    // Views rendered by an earlier mount of this state directory, for this very bundle.
+    let rendered = fs::read(p.state.join(views::BUNDLE_FILE)).ok().map(|b| {
+        crate::fs::rendered::RenderedFile {
+            path: p.state.join(RENDERED_FILE),
+            bundle: crate::fs::rendered::digest(&b),
+        }
+    });
     let extras = crate::session::Extras {
         before_scan: shadow_work(p, fresh, prime),
         committed: crate::shadow::committed(&p.original),
         owner: args.owner.map(|(uid, gid)| crate::fs::Caller { uid, gid }),
         trace: tracer.clone(),
+        rendered,
     };
     // SAFETY: `on_signal` only stores to an atomic, which is async-signal-safe.
     unsafe {

@@ -52,6 +52,7 @@ mod orphans;
 mod paths;
 mod raw;
 mod rename;
+pub mod rendered;
 mod routing;
 #[doc(hidden)]
 pub mod testing;
@@ -259,6 +260,9 @@ pub struct Options {
     /// runs as another user than the one owning the checkout may then edit it, with
     /// `default_permissions` checks passing. The original keeps its owners.
     pub owner: Option<Caller>,
+    /// Views rendered by an earlier mount of the same state directory, and where the first
+    /// complete scan stores them when there are none (see `rendered.rs`).
+    pub rendered: Option<rendered::RenderedFile>,
 }
 
 impl Default for Options {
@@ -270,6 +274,7 @@ impl Default for Options {
             committed: None,
             shadow_pending: false,
             owner: None,
+            rendered: None,
         }
     }
 }
@@ -420,6 +425,9 @@ pub struct ViewFs {
     /// True while the shadow repository is being built (see [`Options::shadow_pending`]).
     shadow_pending: Mutex<bool>,
     shadow_cv: parking_lot::Condvar,
+    /// Views an earlier mount rendered (see `rendered.rs`), and where to store them.
+    rendered: Option<rendered::Rendered>,
+    rendered_file: Option<rendered::RenderedFile>,
 }
 
 /// The longest name a directory entry may have, as on Linux's native filesystems.
@@ -520,7 +528,15 @@ impl ViewFs {
             unlinked: Mutex::new(std::collections::VecDeque::new()),
             shadow_pending: Mutex::new(options.shadow_pending),
             shadow_cv: parking_lot::Condvar::new(),
+            rendered: options.rendered.as_ref().and_then(rendered::Rendered::load),
+            rendered_file: options.rendered,
         };
+        if let Some(r) = &fs.rendered {
+            tracing::info!(
+                files = r.len(),
+                "views rendered before, reused on first touch"
+            );
+        }
         if options.scan_at_new {
             fs.scan();
         }
@@ -601,6 +617,48 @@ impl ViewFs {
             elapsed = ?start.elapsed(),
             "scan done"
         );
+        if self.rendered.is_none() && !self.closing.load(std::sync::atomic::Ordering::Relaxed) {
+            if let Some(file) = &self.rendered_file {
+                self.save_rendered(file, &files);
+            }
+        }
+    }
+
+    /// Store the view of every file in `files` that a fresh transform of its bytes gives
+    /// (see `rendered.rs`), for the next mount of this state directory. Each view is the one
+    /// cached under the stamp the original had before and after it was read here, so the
+    /// hash and the view are of the same bytes.
+    fn save_rendered(&self, file: &rendered::RenderedFile, files: &[PathBuf]) {
+        let start = std::time::Instant::now();
+        type Record = (PathBuf, [u8; 32], Option<Arc<Vec<u8>>>);
+        let records: Vec<Record> = files
+            .par_iter()
+            .filter(|rel| !self.transform.remembers(rel))
+            .filter_map(|rel| {
+                let mut f = open_quietly(&self.root.join(rel)).ok()?;
+                let stamp = Stamp::of(&f.metadata().ok()?);
+                let mut raw = Vec::new();
+                f.read_to_end(&mut raw).ok()?;
+                if f.metadata().ok().map(|m| Stamp::of(&m)) != Some(stamp) {
+                    return None;
+                }
+                let view = self.cache.get(rel, stamp)?;
+                let view = (view.as_slice() != raw.as_slice()).then_some(view);
+                Some((rel.clone(), rendered::digest(&raw), view))
+            })
+            .collect();
+        let n = records.len();
+        let entries = records.iter().map(|(rel, original, view)| rendered::Entry {
+            rel,
+            original: *original,
+            view: view.as_deref().map(Vec::as_slice),
+        });
+        match rendered::save(file, entries) {
+            Ok(()) => {
+                tracing::info!(files = n, elapsed = ?start.elapsed(), "rendered views stored")
+            }
+            Err(e) => tracing::warn!("storing rendered views in {}: {e}", file.path.display()),
+        }
     }
 
     // ---------------------------------------------------------------- change notifications
@@ -824,7 +882,15 @@ impl ViewFs {
         // Stamp again after reading: a writer racing us must not get its half-written state
         // cached under the final stamp.
         let after = f.metadata().map(|m| Stamp::of(&m)).ok();
-        let view = Arc::new(self.to_view_content(rel, &raw)?);
+        let before = self
+            .rendered
+            .as_ref()
+            .filter(|_| !self.transform.remembers(rel))
+            .and_then(|r| r.take(rel, &raw));
+        let view = Arc::new(match before {
+            Some(v) => v,
+            None => self.to_view_content(rel, &raw)?,
+        });
         if after == Some(stamp) {
             self.cache.put(rel, stamp, view.clone());
         }

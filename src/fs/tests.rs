@@ -1773,6 +1773,133 @@ fn writes_to_a_binary_file_go_in_place_and_text_ones_do_not() {
     assert_eq!(fs::read(f.orig.join("one.bin")).unwrap(), b"alpha ");
 }
 
+/// A view mounted again with the same state directory serves what the first mount rendered
+/// (`rendered.rs`): the same bytes as a fresh transform, without transforming, except for a
+/// file whose original changed since, or whose layout a write left (remembered).
+#[test]
+fn views_rendered_by_an_earlier_mount_are_served_again() {
+    use crate::transform::{layout::LayoutStore, Composite};
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let state = dir.path().join("state");
+    let src = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\ndef third():\n    return 3\n";
+    for f in ["a.py", "b.py", "c.py", "d.py"] {
+        write(&orig.join(f), src);
+    }
+    write(&orig.join("notes.txt"), b"plain\n");
+    let transform_of = |seed| Composite {
+        l2: None,
+        l3: Some(LayoutStore::new(seed)),
+    };
+    // A seed that shows a.py reordered, and b.py in yet another order.
+    let seed = (0..)
+        .find(|&s| {
+            let t = transform_of(s);
+            let a = t.content_to_view(Path::new("a.py"), src);
+            a != src && t.content_to_view(Path::new("b.py"), src) != a
+        })
+        .unwrap();
+    let transform = || transform_of(seed);
+    let file = rendered::RenderedFile {
+        path: state.join("rendered"),
+        bundle: rendered::digest(b"the bundle"),
+    };
+    let options = || Options {
+        rendered: Some(file.clone()),
+        ..Options::default()
+    };
+    // The first view scans (in `new`) and stores what it rendered.
+    let t = transform();
+    let want = t.content_to_view(Path::new("a.py"), src);
+    let first = ViewFs::new(&orig, &state, Arc::new(t), options()).unwrap();
+    assert!(file.path.exists(), "the first scan stores its views");
+    // The agent moves b.py to a.py (a.py removed first): the original a.py then holds the
+    // very bytes a.py's record was rendered from, but the view shows b.py's order, which the
+    // move carried along (a remembered layout).
+    let b_view = first
+        .read_ino(first.lookup_path(Path::new("b.py")).unwrap().ino, 0, 4096)
+        .unwrap();
+    let root = first.lookup_path(Path::new("")).unwrap();
+    first.unlink(root.ino, OsStr::new("a.py")).unwrap();
+    first
+        .rename(
+            root.ino,
+            OsStr::new("b.py"),
+            root.ino,
+            OsStr::new("a.py"),
+            0,
+        )
+        .unwrap();
+    assert_eq!(fs::read(orig.join("a.py")).unwrap(), src);
+    assert_eq!(
+        first
+            .read_ino(first.lookup_path(Path::new("a.py")).unwrap().ino, 0, 4096)
+            .unwrap(),
+        b_view
+    );
+    let state_after = first.transform.save_state();
+    drop(first);
+    write(&orig.join("c.py"), b"def changed():\n    return 0\n");
+    // The second view, same bundle: a.py and notes.txt come from the stored views.
+    let t = transform();
+    let t = Composite {
+        l3: Some(LayoutStore::from_state(
+            serde_json::from_slice(&state_after.unwrap()).unwrap(),
+        )),
+        ..t
+    };
+    let second = ViewFs::new(
+        &orig,
+        &state,
+        Arc::new(t),
+        Options {
+            scan_at_new: false,
+            ..options()
+        },
+    )
+    .unwrap();
+    let left = |fs: &ViewFs| fs.rendered.as_ref().map(|r| r.len());
+    assert_eq!(left(&second), Some(5));
+    let read = |fs: &ViewFs, p: &str| {
+        let a = fs.lookup_path(Path::new(p)).unwrap();
+        fs.read_ino(a.ino, 0, 4096).unwrap()
+    };
+    assert_eq!(read(&second, "notes.txt"), b"plain\n");
+    let d_fresh = transform().content_to_view(Path::new("d.py"), src);
+    assert_eq!(read(&second, "d.py"), d_fresh);
+    assert_eq!(left(&second), Some(3), "notes.txt and d.py were taken");
+    // a.py holds the bytes of its record, but its layout is remembered: not taken, and
+    // served in the order the move carried. c.py changed since: transformed afresh.
+    assert_ne!(b_view, want);
+    assert_eq!(
+        read(&second, "a.py"),
+        b_view,
+        "the remembered layout, not the record"
+    );
+    assert_eq!(read(&second, "c.py"), b"def changed():\n    return 0\n");
+    assert_eq!(
+        left(&second),
+        Some(3),
+        "the records of a.py, b.py and c.py stay unused"
+    );
+    // Another bundle: nothing is reused.
+    let other = ViewFs::new(
+        &orig,
+        &state,
+        Arc::new(transform()),
+        Options {
+            scan_at_new: false,
+            rendered: Some(rendered::RenderedFile {
+                bundle: rendered::digest(b"another bundle"),
+                ..file.clone()
+            }),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(other.rendered.is_none());
+}
+
 /// Writes without handles that race on one file (the kernel sends the pages of an `msync`
 /// from several threads) each land: none is written back over a view read before another
 /// landed (fsx found such a lost write: an in-place write that saw the file changed fell

@@ -385,6 +385,11 @@ impl LayoutStore {
         original
     }
 
+    /// Whether a write or a rename left a layout for `path` (one a fresh plan need not give).
+    pub fn remembers(&self, path: &[u8]) -> bool {
+        self.files.lock().get(path).is_some_and(|e| !e.planned)
+    }
+
     /// The file is gone from the original.
     pub fn forget(&self, path: &[u8]) {
         self.files.lock().remove(path);

@@ -80,6 +80,11 @@ pub trait Transform: Send + Sync + 'static {
     fn remembers_state(&self) -> bool {
         false
     }
+    /// Whether this path's view depends on state that writes or renames left (a remembered
+    /// Level 3 layout), so that a fresh transform of the same bytes may give another view.
+    fn remembers(&self, _orig_rel: &Path) -> bool {
+        false
+    }
     /// Whether a content holding a NUL byte (binary) passes unchanged in both directions for
     /// this path, so that a write to it may go to the original in place.
     fn passes_binary(&self, _orig_rel: &Path) -> bool {
@@ -244,6 +249,12 @@ impl Transform for Composite {
         self.l3
             .as_ref()
             .is_some_and(|s| !s.state().files.is_empty())
+    }
+
+    fn remembers(&self, orig_rel: &Path) -> bool {
+        self.l3
+            .as_ref()
+            .is_some_and(|s| s.remembers(orig_rel.as_os_str().as_encoded_bytes()))
     }
 
     fn save_state(&self) -> Option<Vec<u8>> {
