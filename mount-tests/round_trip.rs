@@ -150,3 +150,58 @@ fn a_remount_serves_the_views_the_first_mount_rendered() {
         "{log}"
     );
 }
+
+/// `mount --prepare` mounts nothing and leaves a state directory that a later mount with the
+/// same arguments serves at once: the saved bundle, the view's `.git`, and every file's view
+/// rendered; the view it serves is byte for byte the one a first mount serves.
+#[test]
+fn a_prepared_state_directory_serves_the_same_view() {
+    let test = "a_prepared_state_directory_serves_the_same_view";
+    let seed = 31;
+    let repo = Repo::sample();
+    let point = repo.dir.path().join("prepared");
+    let state = repo.dir.path().join("prepared.state");
+    fs::create_dir_all(&point).unwrap();
+    let out = Command::new(BIN)
+        .args(["mount", "--prepare", "--seed", &seed.to_string(), "--state"])
+        .arg(&state)
+        .arg(&repo.orig)
+        .arg(&point)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        fs::read_dir(&point).unwrap().next().is_none(),
+        "--prepare mounted something"
+    );
+    for f in ["bundle.json", "rendered", "scratch/.git/HEAD"] {
+        assert!(state.join(f).exists(), "{f} missing after --prepare");
+    }
+    let Some(fresh) = repo.mount(test, "fresh", seed) else {
+        return;
+    };
+    let want = walk(&fresh.point, &[".git"]);
+    fresh.unmount();
+    let Some(m) = repo.mount(test, "prepared", seed) else {
+        return;
+    };
+    let got = walk(&m.point, &[".git"]);
+    let status = run_ok(
+        Command::new("git")
+            .arg("-C")
+            .arg(&m.point)
+            .args(["status", "--porcelain"]),
+    );
+    let log = fs::read_to_string(m.state.join("schrodinger.log")).unwrap();
+    m.unmount();
+    assert_eq!(got, want, "the prepared view differs from a first mount's");
+    assert_eq!(status, "", "git status in the prepared view");
+    assert!(
+        log.contains("views rendered before, reused on first touch"),
+        "{log}"
+    );
+}

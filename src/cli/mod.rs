@@ -236,6 +236,13 @@ pub struct MountArgs {
     /// cost of a request per open and of one-second timeouts (docs/performance.md).
     #[arg(long, requires = "trace")]
     pub trace_opens: bool,
+    /// Prepare the state directory and exit, mounting nothing (no FUSE needed, e.g. while
+    /// an image is built): save the bundle, build the view's `.git` and render every file,
+    /// so that a later `mount --state` of the same directory answers at once and serves each
+    /// file's first read without transforming it. Give the same ORIGINAL, MOUNTPOINT, --state
+    /// and view options as the later mount.
+    #[arg(long, conflicts_with_all = ["foreground", "trace"])]
+    pub prepare: bool,
     /// The original checkout.
     pub original: PathBuf,
     /// Where the view appears (an existing empty directory).

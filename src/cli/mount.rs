@@ -148,6 +148,9 @@ fn check_mountpoint_free(p: &Plan) -> Result<(), CliError> {
 
 pub fn mount(args: &MountArgs) -> Result<(), CliError> {
     let p = plan(args)?;
+    if args.prepare {
+        return prepare(args, &p);
+    }
     if args.foreground || args.ready_fd.is_some() {
         return daemon(args, &p);
     }
@@ -409,6 +412,48 @@ fn daemon(args: &MountArgs, p: &Plan) -> Result<(), CliError> {
 /// The views the first complete scan of a view rendered, in its state directory.
 pub const RENDERED_FILE: &str = "rendered";
 
+/// Where the rendered views of the view kept in `p.state` live, once its bundle is saved.
+fn rendered_file(p: &Plan) -> Option<crate::fs::rendered::RenderedFile> {
+    fs::read(p.state.join(views::BUNDLE_FILE))
+        .ok()
+        .map(|b| crate::fs::rendered::RenderedFile {
+            path: p.state.join(RENDERED_FILE),
+            bundle: crate::fs::rendered::digest(&b),
+        })
+}
+
+/// `mount --prepare`: everything a first mount does before and after it answers, without
+/// mounting: the bundle saved, the view's `.git` built, every file rendered and stored.
+fn prepare(args: &MountArgs, p: &Plan) -> Result<(), CliError> {
+    let start = Instant::now();
+    fs::create_dir_all(&p.state)
+        .map_err(|e| CliError::io(format!("state {}", p.state.display()), e))?;
+    init_logging(&p.state)?;
+    tracing::info!(original = %p.original.display(), "preparing");
+    let (transform, fresh) = transforms_for(args, p)?;
+    let prime = !transform.remembers_state();
+    let options = crate::fs::Options {
+        scan_at_new: false,
+        mountpoint: Some(p.mountpoint.clone()),
+        committed: crate::shadow::committed(&p.original),
+        rendered: rendered_file(p),
+        ..crate::fs::Options::default()
+    };
+    let view = crate::fs::ViewFs::new(&p.original, &p.state, transform, options)
+        .map_err(|e| CliError::Msg(e.msg))?;
+    let view = std::sync::Arc::new(view);
+    if let Some(work) = shadow_work(p, fresh, prime) {
+        work(&view);
+    }
+    view.scan();
+    eprintln!(
+        "prepared {} in {:.1} s: mount it with the same arguments, without --prepare",
+        p.state.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<(), CliError> {
     if args.ready_fd.is_none() {
         check_mountpoint_free(p)?;
@@ -431,12 +476,7 @@ fn daemon_inner(args: &MountArgs, p: &Plan, ready: &mut Option<File>) -> Result<
         None => None,
     };
     // Views rendered by an earlier mount of this state directory, for this very bundle.
-    let rendered = fs::read(p.state.join(views::BUNDLE_FILE)).ok().map(|b| {
-        crate::fs::rendered::RenderedFile {
-            path: p.state.join(RENDERED_FILE),
-            bundle: crate::fs::rendered::digest(&b),
-        }
-    });
+    let rendered = rendered_file(p);
     let extras = crate::session::Extras {
         before_scan: shadow_work(p, fresh, prime),
         committed: crate::shadow::committed(&p.original),

@@ -151,6 +151,7 @@ pub fn run(args: &RunArgs) -> Result<i32, CliError> {
         owner: user.as_ref().map(|u| (u.uid, u.gid)),
         trace: args.trace.then(|| out.join("trace.jsonl")),
         trace_opens: false,
+        prepare: false,
         original: repo.clone(),
         mountpoint: view.clone(),
         ready_fd: None,
