@@ -603,14 +603,21 @@ impl ViewFs {
                 }
             }
         }
-        files.par_iter().for_each(|rel| {
+        let one = |rel: &PathBuf| {
             if self.closing.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
             }
             if let Err(e) = self.view_bytes(rel) {
                 tracing::warn!("scan {}: {e}", rel.display());
             }
-        });
+        };
+        if self.rendered.is_some() {
+            // Each view is a read and a hash away: one thread keeps ahead of most requests
+            // without taking the other cores from the agent's first search.
+            files.iter().for_each(one);
+        } else {
+            files.par_iter().for_each(one);
+        }
         tracing::info!(
             files = files.len(),
             cached = self.cache.used(),
