@@ -112,7 +112,18 @@ impl ViewFs {
             None => {}
         }
         // No writer holds this file: apply the truncation to the original right away.
-        let mut data = self.view_bytes(rel)?.0.to_vec();
+        let (view, stamp) = self.view_bytes(rel)?;
+        // A binary file whose view is its bytes, staying binary: truncated in place, as on a
+        // native disk (see `ViewFs::write_in_place`).
+        let keeps_nul = |v: &[u8]| v[..len.min(v.len())].contains(&0) || len > v.len();
+        if view.contains(&0)
+            && keeps_nul(&view)
+            && (self.transform.passes_binary(rel) || self.original_is(rel, &view))
+            && self.truncate_in_place(rel, &view, stamp, len)?
+        {
+            return Ok(());
+        }
+        let mut data = view.to_vec();
         data.resize(len, 0);
         {
             let mut st = self.state.lock();
@@ -122,6 +133,39 @@ impl ViewFs {
         // A failed immediate truncate is reported, not retried behind the caller's back.
         self.state.lock().drop_unheld(ino, r.is_err());
         r
+    }
+
+    /// Truncate the original `rel`, whose bytes are its `view` (at `stamp`), to `len` in
+    /// place; `false` when it changed since `view` was read (the caller then rewrites it).
+    /// The caller holds the write-back lock.
+    fn truncate_in_place(
+        &self,
+        rel: &Path,
+        view: &[u8],
+        stamp: Stamp,
+        len: usize,
+    ) -> FsResult<bool> {
+        let path = self.safe_path(&Backing::Original(rel.to_path_buf()))?;
+        let f = fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
+        let before = f
+            .metadata()
+            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
+        if Stamp::of(&before) != stamp {
+            return Ok(false);
+        }
+        f.set_len(len as u64)
+            .map_err(|e| FsError::write_back(format!("truncate {}", path.display()), e))?;
+        let mut new = view.to_vec();
+        new.resize(len, 0);
+        let m = f
+            .metadata()
+            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
+        self.cache_own_write(rel, &m, Arc::new(new));
+        Ok(true)
     }
 
     pub fn statfs(&self) -> FsResult<StatFs> {

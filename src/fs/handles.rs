@@ -361,7 +361,7 @@ impl ViewFs {
         let m = f
             .metadata()
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
-        self.cache.put(rel, Stamp::of(&m), Arc::new(new));
+        self.cache_own_write(rel, &m, Arc::new(new));
         Ok(Some(data.len() as u32))
     }
 

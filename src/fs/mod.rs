@@ -403,6 +403,11 @@ pub struct ViewFs {
     /// Where the transform's own state (Level 3 layouts) is saved after each write-back, so a
     /// remount with the same state directory reads back exactly what was written.
     transform_state: PathBuf,
+    /// What was last saved there, and how durably (see `persist_transform_state`).
+    saved_state: Mutex<Option<(Vec<u8>, Durability)>>,
+    /// The stamp each original file had after the daemon last wrote it: the watcher's event
+    /// for such a write asks the kernel to forget nothing (see `ViewFs::invalidations`).
+    own_writes: Mutex<HashMap<PathBuf, Stamp>>,
     transform: Arc<dyn Transform>,
     cache: ContentCache,
     state: Mutex<State>,
@@ -508,6 +513,8 @@ impl ViewFs {
             },
             root,
             transform_state: state.join(TRANSFORM_STATE_FILE),
+            saved_state: Mutex::new(None),
+            own_writes: Mutex::new(HashMap::new()),
             scratch,
             transform,
             cache: ContentCache::new(options.cache_budget),
@@ -572,6 +579,20 @@ impl ViewFs {
             self.shadow_cv
                 .wait_for(&mut pending, Duration::from_millis(200));
         }
+    }
+
+    /// Cache `view` as what original file `rel`, just written by the daemon and now at `m`,
+    /// shows (see [`ViewFs::invalidations`]).
+    pub(super) fn cache_own_write(&self, rel: &Path, m: &Metadata, view: Arc<Vec<u8>>) {
+        self.note_own_write(rel, m);
+        self.cache.put(rel, Stamp::of(m), view);
+    }
+
+    /// Remember that the daemon itself left original file `rel` at `m`.
+    pub(super) fn note_own_write(&self, rel: &Path, m: &Metadata) {
+        self.own_writes
+            .lock()
+            .insert(rel.to_path_buf(), Stamp::of(m));
     }
 
     /// Cache the view of original file `rel`, rendered elsewhere from the bytes that `m`
@@ -676,7 +697,23 @@ impl ViewFs {
     }
 
     /// What the kernel must forget after original path `rel` changed behind the view.
+    /// Nothing when the change is the daemon's own last write of the file (it still has the
+    /// stamp that write left): the kernel holds what it wrote, which is what the view serves
+    /// (law 2), and dropping its pages and mappings after every write cost fsx a third of its
+    /// time.
     pub fn invalidations(&self, rel: &Path, change: watch::Change) -> Vec<watch::Inval> {
+        if !change.dir {
+            // A write in flight records its stamp under the write-back lock: wait for it, so
+            // that the stamp compared is the one its event is about. (Only for the check: the
+            // invalidations themselves are sent without it, see `watch.rs`.)
+            let _wb = self.writeback.lock();
+            if let Some(own) = self.own_writes.lock().get(rel) {
+                let now = fs::symlink_metadata(self.root.join(rel)).map(|m| Stamp::of(&m));
+                if now.ok() == Some(*own) {
+                    return Vec::new();
+                }
+            }
+        }
         let Some(view) = self.view_of_original(rel) else {
             return Vec::new();
         };

@@ -73,6 +73,9 @@ impl ViewFs {
         let f = self.open_backing(&Backing::Original(rel.to_path_buf()), true)?;
         f.write_all_at(data, offset)
             .map_err(|e| FsError::write_back(format!("write {}", rel.display()), e))?;
+        if let Ok(m) = f.metadata() {
+            self.note_own_write(rel, &m);
+        }
         Ok(data.len() as u32)
     }
 
@@ -81,7 +84,11 @@ impl ViewFs {
         past_off_t(Some(size))?;
         let f = self.open_backing(&Backing::Original(rel.to_path_buf()), true)?;
         f.set_len(size)
-            .map_err(|e| FsError::write_back(format!("truncate {}", rel.display()), e))
+            .map_err(|e| FsError::write_back(format!("truncate {}", rel.display()), e))?;
+        if let Ok(m) = f.metadata() {
+            self.note_own_write(rel, &m);
+        }
+        Ok(())
     }
 }
 

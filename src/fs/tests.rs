@@ -913,6 +913,39 @@ fn watched_opens_trust_the_cache_until_a_change_is_reported() {
     assert_eq!(read_all(&f.fs), (false, b"omega = 2\n".to_vec()));
 }
 
+/// The watcher's event for a write the daemon itself made asks the kernel to forget nothing
+/// (it holds what was written, which the view serves); a later change from outside does.
+#[test]
+fn the_daemons_own_writes_invalidate_nothing() {
+    let f = fixture();
+    f.fs.set_watched();
+    let ino = f.fs.lookup_path(Path::new("omega.py")).unwrap().ino;
+    let o = f.fs.open(ino, libc::O_RDWR).unwrap();
+    f.fs.write(ino, o.fh, 0, b"def omega():\n    return 77777\n")
+        .unwrap();
+    f.fs.flush(ino, o.fh).unwrap();
+    f.fs.release(ino, o.fh).unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("alpha.py")).unwrap(),
+        b"def alpha():\n    return 77777\n"
+    );
+    let path = Path::new("alpha.py");
+    assert_eq!(f.fs.invalidations(path, watch::Change::default()), vec![]);
+    // Handle-less writes are the daemon's own too.
+    f.fs.write_ino(ino, 0, b"def omega():\n    return 88888\n")
+        .unwrap();
+    assert_eq!(f.fs.invalidations(path, watch::Change::default()), vec![]);
+    // Someone else's write is not, even of the same length.
+    write(
+        &f.orig.join("alpha.py"),
+        b"def alpha():\n    return 99999\n",
+    );
+    assert_eq!(
+        f.fs.invalidations(path, watch::Change::default()),
+        vec![watch::Inval::Inode(ino)]
+    );
+}
+
 // ------------------------------------------------------------ handle-less I/O (no-open)
 
 #[test]
@@ -1992,6 +2025,49 @@ fn binary_python_files_shown_as_their_bytes_are_written_in_place() {
             "law 2 after a write at {at}"
         );
     }
+}
+
+/// A truncate of a binary file whose view is its bytes, leaving it binary, happens in place
+/// (fsx truncates its file thousands of times); one that leaves only text is rewritten
+/// through the transform, as any text file's change.
+#[test]
+fn truncates_of_binary_files_happen_in_place() {
+    use std::os::unix::fs::MetadataExt;
+    let f = fixture();
+    let a = f.fs.lookup_path(Path::new("data.bin")).unwrap();
+    let ino = fs::metadata(f.orig.join("data.bin")).unwrap().ino();
+    let to = |size| SetAttr {
+        size: Some(size),
+        ..Default::default()
+    };
+    f.fs.setattr(a.ino, to(12)).unwrap();
+    assert_eq!(
+        fs::read(f.orig.join("data.bin")).unwrap(),
+        b"\0alpha\xff\0\0\0\0\0"
+    );
+    assert_eq!(
+        fs::metadata(f.orig.join("data.bin")).unwrap().ino(),
+        ino,
+        "in place"
+    );
+    assert_eq!(
+        f.fs.read_ino(a.ino, 0, 64).unwrap(),
+        b"\0alpha\xff\0\0\0\0\0"
+    );
+    f.fs.setattr(a.ino, to(3)).unwrap();
+    assert_eq!(fs::read(f.orig.join("data.bin")).unwrap(), b"\0al");
+    assert_eq!(
+        fs::metadata(f.orig.join("data.bin")).unwrap().ino(),
+        ino,
+        "in place"
+    );
+    assert_eq!(f.fs.getattr(a.ino).unwrap().size, 3);
+    // Its only NUL cut off: now text, so it goes through the transform (and a new inode).
+    f.fs.write_ino(a.ino, 0, b"x").unwrap();
+    f.fs.write_ino(a.ino, 1, b"omega\0").unwrap();
+    f.fs.setattr(a.ino, to(6)).unwrap();
+    assert_eq!(fs::read(f.orig.join("data.bin")).unwrap(), b"xalpha");
+    assert_eq!(f.fs.read_ino(a.ino, 0, 64).unwrap(), b"xomega");
 }
 
 /// An access time the caller sets stays: the daemon reads the original without touching its

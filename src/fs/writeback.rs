@@ -8,11 +8,22 @@ use super::*;
 impl ViewFs {
     /// Save the transform's state next to the scratch tree (atomically; a failure is logged,
     /// never fatal: the original is already written).
+    /// The same state saved before, as durably, is not written again: most write-backs (every
+    /// write of a data file) leave the layouts as they were.
     pub(super) fn persist_transform_state(&self, durability: Durability) {
-        if let Some(bytes) = self.transform.save_state() {
-            if let Err(e) = write_atomic(&self.transform_state, &bytes, 0o600, None, durability) {
-                tracing::warn!("saving {}: {e}", self.transform_state.display());
+        let Some(bytes) = self.transform.save_state() else {
+            return;
+        };
+        let mut saved = self.saved_state.lock();
+        if let Some((last, how)) = saved.as_ref() {
+            if *last == bytes && (durability == Durability::KillSafe || *how == Durability::Synced)
+            {
+                return;
             }
+        }
+        match write_atomic(&self.transform_state, &bytes, 0o600, None, durability) {
+            Ok(()) => *saved = Some((bytes, durability)),
+            Err(e) => tracing::warn!("saving {}: {e}", self.transform_state.display()),
         }
     }
 
@@ -188,7 +199,7 @@ impl ViewFs {
         self.persist_transform_state(durability);
         let m = fs::symlink_metadata(&path)
             .map_err(|e| FsError::eio(format!("stat {}", path.display()), e))?;
-        self.cache.put(&rel, Stamp::of(&m), Arc::new(data));
+        self.cache_own_write(&rel, &m, Arc::new(data));
         let mut st = self.state.lock();
         if let Some(b) = st.buffers.get_mut(&ino) {
             if b.generation == generation {
