@@ -176,6 +176,28 @@ def op_compile(name, root):
         sh("python3 -m compileall -q .", cwd=root, env=dict(E, PYTHONPYCACHEPREFIX=prefix))
     return run
 
+# An agent's edit of many files: `sed -i` rewrites 400 .py files over 1 KiB in place (each
+# through a temp file and a rename), leaving their bytes as they were, so the tree, which
+# the three targets share, stays the same. The same files are rewritten on native and bindfs,
+# which the view's watcher sees as changes from outside: its files are read once, untimed,
+# before each of its runs (as an agent reads a file before editing it).
+sed_lists = {}
+for name, root in targets:
+    out = subprocess.run("find . -name '*.py' -size +1k -print0 | head -z -n 400", shell=True,
+                         cwd=root, capture_output=True, check=True).stdout
+    path = os.path.join(work, f"sed-{name}.lst")
+    with open(path, "wb") as f:
+        f.write(out)
+    sed_lists[name] = path
+def op_sed(name, root):
+    def run():
+        sh(f"xargs -0 sed -i 's/$//' <{sed_lists[name]}", cwd=root)
+    return run
+def prepare_sed(name, root):
+    if name == "view":
+        sh(f"xargs -0 cat <{sed_lists[name]} >/dev/null", cwd=root)
+prepares = {"sed_400": prepare_sed}
+
 ops = [
     ("find_warm", "find -type f, warm", op_find, False, reps, "1.3"),
     ("find_cold", "find -type f, cold", op_find, True, cold_reps, ""),
@@ -186,6 +208,8 @@ ops = [
 if E["BENCH_MODULES"]:
     ops.append(("import_warm", "python3 -c 'import django, django.db.models, ...', warm",
                 op_import, False, reps, "1.1"))
+ops.append(("sed_400", "sed -i over 400 .py files (bytes unchanged)", op_sed, False,
+            cold_reps, "2.0"))
 ops.append(("compileall", "python3 -m compileall -q (fresh PYTHONPYCACHEPREFIX)",
             op_compile, False, cold_reps, ""))
 has_git = os.path.isdir(os.path.join(E["BENCH_TREE"], ".git"))
@@ -230,7 +254,9 @@ for oid, label, make, cold, n, target in ops:
             fns[name]()
     for i in range(n):
         order = targets[i % 3:] + targets[:i % 3]
-        for name, _ in order:
+        for name, root in order:
+            if oid in prepares:
+                prepares[oid](name, root)
             if cold:
                 drop_caches()
             t0 = time.perf_counter()

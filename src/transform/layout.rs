@@ -358,18 +358,24 @@ impl LayoutStore {
             .lock()
             .get(path)
             .filter(|e| e.hash == hash)
-            .map(|e| (e.layout.clone(), e.base.clone()));
-        let anchor = match known {
-            Some((_, Some(base))) => base,
-            Some((layout, None)) => BaseFile {
-                original: current.to_vec(),
-                layout,
-            },
+            .map(|e| (e.layout.clone(), e.base.clone(), e.planned));
+        let (anchor, anchor_planned) = match known {
+            Some((_, Some(base), _)) => (base, false),
+            Some((layout, None, planned)) => (
+                BaseFile {
+                    original: current.to_vec(),
+                    layout,
+                },
+                planned,
+            ),
             // Never seen, or changed behind our back: start from what is there now.
-            None => BaseFile {
-                original: current.to_vec(),
-                layout: plan(path, current, self.seed),
-            },
+            None => (
+                BaseFile {
+                    original: current.to_vec(),
+                    layout: plan(path, current, self.seed),
+                },
+                true,
+            ),
         };
         let (original, layout) = inverse(&anchor.original, &anchor.layout, view);
         let pristine = original == anchor.original && layout == anchor.layout;
@@ -379,7 +385,10 @@ impl LayoutStore {
                 hash: digest(&original),
                 layout,
                 base: (!pristine).then_some(anchor),
-                planned: false,
+                // A file written back as it was keeps the layout a fresh plan gives it, so
+                // the saved state does not grow (and need not be written again) when a tool
+                // rewrites files unchanged.
+                planned: pristine && anchor_planned,
             },
         );
         original
@@ -495,8 +504,14 @@ mod tests {
         let b = b"def b_one():\n    pass\n\n\ndef b_two():\n    pass\n";
         let store = LayoutStore::new(5);
         let va = store.to_view(b"a.py", a);
-        let _ = store.to_view(b"b.py", b);
+        let vb = store.to_view(b"b.py", b);
         assert!(store.state().files.is_empty(), "fresh plans are not saved");
+        // Written back unchanged (`sed -i` that changes nothing): still a fresh plan.
+        assert_eq!(store.to_original(b"b.py", &vb, Some(b)), b);
+        assert!(
+            store.state().files.is_empty(),
+            "an unchanged write-back is not saved"
+        );
         // A write that moves a function: kept in the view's order, saved.
         let mut lines: Vec<&[u8]> = split_lines(&va);
         let last = lines.pop().unwrap();
