@@ -3,8 +3,9 @@
 //! proptest generates sequences of operations (writes at offsets through a handle and
 //! without one, truncates up and down, renames over existing files, unlinks, a write through
 //! a handle whose file was unlinked, mkdir and rmdir, a change made to the original from
-//! outside, a remount over the same original and state, a hard link, which later operations
-//! and remounts must keep one file with two names) and applies each to a `ViewFs` over
+//! outside, a remount over the same original and state, a killed daemon (nothing flushed,
+//! also right after an fsync of a handle never closed), a hard link, which later operations
+//! and remounts must keep one file with two names, and symbolic links) and applies each to a `ViewFs` over
 //! a temporary original and to a plain model: the view's files as a map from view path to
 //! view bytes. After every step, for every path of a small universe:
 //! - the view serves exactly the model's bytes, or nothing when the model has no such file
@@ -38,6 +39,9 @@ const FILES: &[&str] = &[
     "e/x.py",
 ];
 const DIRS: &[&str] = &["d", "e"];
+/// Where symbolic links are made, and what they may point at (view text).
+const LINKS: &[&str] = &["alpha_link", "d/omega_link"];
+const TARGETS: &[&str] = &["alpha.py", "d/omega", "../alpha.py", "beta"];
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -81,6 +85,19 @@ enum Op {
         data: Vec<u8>,
     },
     Remount,
+    /// The daemon dies: no flush, no unmount; a new one mounts the same original and state.
+    Kill,
+    /// Open (creating when missing), write, fsync, and the daemon dies before the close.
+    FsyncKill {
+        file: usize,
+        offset: u64,
+        data: Vec<u8>,
+    },
+    /// Make the symbolic link `LINKS[link]` to `TARGETS[target]`, or remove it when it exists.
+    Symlink {
+        link: usize,
+        target: usize,
+    },
     /// A hard link: `to` becomes another name of `from`.
     Link {
         from: usize,
@@ -117,6 +134,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (f.clone(), text()).prop_map(|(file, data)| Op::WriteUnlinked { file, data }),
         1 => (f.clone(), text()).prop_map(|(file, data)| Op::External { file, data }),
         1 => Just(Op::Remount),
+        1 => Just(Op::Kill),
+        1 => (f.clone(), 0u64..24, text()).prop_map(|(file, offset, data)| Op::FsyncKill { file, offset, data }),
+        1 => (0..LINKS.len(), 0..TARGETS.len()).prop_map(|(link, target)| Op::Symlink { link, target }),
         2 => (f.clone(), f).prop_map(|(from, to)| Op::Link { from, to }),
     ]
 }
@@ -157,6 +177,8 @@ struct World {
     /// Names that are one file (hard links), each set of two names or more.
     links: Vec<BTreeSet<String>>,
     dirs: BTreeSet<String>,
+    /// Symbolic links: path -> target, both in view text.
+    symlinks: BTreeMap<String, String>,
 }
 
 impl World {
@@ -185,6 +207,7 @@ impl World {
             files,
             links: Vec::new(),
             dirs,
+            symlinks: BTreeMap::new(),
         }
     }
 
@@ -381,7 +404,11 @@ impl World {
             Op::Rmdir { dir } => {
                 let d = DIRS[*dir];
                 let r = self.fs.rmdir(ROOT_INO, OsStr::new(d));
-                let full = self.files.keys().any(|f| parent_of(f) == Some(d));
+                let full = self
+                    .files
+                    .keys()
+                    .chain(self.symlinks.keys())
+                    .any(|f| parent_of(f) == Some(d));
                 if !self.dirs.contains(d) {
                     assert_eq!(r.unwrap_err().errno, libc::ENOENT);
                 } else if full {
@@ -456,7 +483,72 @@ impl World {
                 self.fs.stop_background();
                 self.fs = Self::mount(&self.orig, &self.state, self.watched);
             }
+            Op::Kill => self.kill(),
+            Op::FsyncKill { file, offset, data } => {
+                let path = FILES[*file];
+                if !self.parent_exists(path) {
+                    return;
+                }
+                let new = self.written(path, *offset, data);
+                if !in_domain(&new) {
+                    return;
+                }
+                let (ino, fh) = if self.files.contains_key(path) {
+                    let ino = self.ino(path);
+                    (ino, self.fs.open(ino, libc::O_WRONLY).unwrap().fh)
+                } else {
+                    let (a, o) = self
+                        .fs
+                        .create(
+                            self.parent_ino(path),
+                            OsStr::new(name_of(path)),
+                            0o644,
+                            0o022,
+                            libc::O_WRONLY,
+                            Caller::daemon(),
+                        )
+                        .unwrap();
+                    (a.ino, o.fh)
+                };
+                if !data.is_empty() {
+                    self.fs.write(ino, fh, *offset, data).unwrap();
+                }
+                self.fs.fsync(ino, fh).unwrap();
+                let new = if data.is_empty() {
+                    self.files.get(path).cloned().unwrap_or_default()
+                } else {
+                    new
+                };
+                self.set(path, new);
+                // Never released: what fsync acknowledged must be there after the kill.
+                self.kill();
+            }
+            Op::Symlink { link, target } => {
+                let (l, t) = (LINKS[*link], TARGETS[*target]);
+                if !self.parent_exists(l) {
+                    return;
+                }
+                let parent = self.parent_ino(l);
+                let name = OsStr::new(name_of(l));
+                if self.symlinks.remove(l).is_some() {
+                    self.fs.unlink(parent, name).unwrap();
+                } else {
+                    let a = self
+                        .fs
+                        .symlink(parent, name, Path::new(t), Caller::daemon())
+                        .unwrap();
+                    assert_eq!(a.kind, Kind::Symlink);
+                    self.symlinks.insert(l.to_string(), t.to_string());
+                }
+            }
         }
+    }
+
+    /// The daemon dies: its background threads are told to stop, nothing is flushed, and a
+    /// new daemon mounts the same original and state.
+    fn kill(&mut self) {
+        self.fs.stop_background();
+        self.fs = Self::mount(&self.orig, &self.state, self.watched);
     }
 
     fn check(&self, after: &Op) {
@@ -484,6 +576,36 @@ impl World {
                         "{path} after {after:?}"
                     );
                     assert!(!orig.exists(), "original of {path} exists after {after:?}");
+                }
+            }
+        }
+        for l in LINKS {
+            let orig = original_path(&self.orig, l);
+            match self.symlinks.get(*l) {
+                Some(t) => {
+                    let a = self
+                        .fs
+                        .lookup_path(Path::new(l))
+                        .unwrap_or_else(|e| panic!("{l} missing after {after:?}: {e:?}"));
+                    assert_eq!(a.kind, Kind::Symlink, "{l} after {after:?}");
+                    assert_eq!(self.fs.readlink(a.ino).unwrap(), t.as_bytes(), "{l}");
+                    let on_disk = std::fs::read_link(&orig)
+                        .unwrap_or_else(|e| panic!("original of {l} after {after:?}: {e}"));
+                    assert_eq!(
+                        on_disk.as_os_str().as_encoded_bytes(),
+                        swap(t.as_bytes()),
+                        "original target of {l} after {after:?}"
+                    );
+                }
+                None => {
+                    assert!(
+                        self.fs.lookup_path(Path::new(l)).is_err(),
+                        "{l} after {after:?}"
+                    );
+                    assert!(
+                        std::fs::symlink_metadata(&orig).is_err(),
+                        "original of {l} exists after {after:?}"
+                    );
                 }
             }
         }
