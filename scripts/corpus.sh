@@ -5,12 +5,19 @@
 # own `pip install -e .` in the view, and measure how much of the repository the view hides.
 #
 #   scripts/corpus.sh [--set work|held|all] [--only NAME] [--seed N] [--work DIR] [--native-only]
+#                     [--time-mounted N]
 #
 # --set picks the working set (default), the held-aside set or both (see docs/corpus.md: the
 # held-aside projects are measured once, at the end of a round of rule changes, so that no
 # rule is tuned on them). --only NAME runs one project of any set. --native-only runs each
 # project's tests on the original alone (no view is built or looked at): the check that a new
-# held-aside project runs here at all, before any view of it is seen.
+# held-aside project runs here at all, before any view of it is seen. --time-mounted N
+# compares no outcomes: it times the test command N times on the original and on a *mounted*
+# view of it (`schrodinger mount`, the same seed and environment; the suite's wall time from
+# the mount returning, interleaved with the original's runs; the first mount has a new state
+# directory, later ones keep it; with CORPUS_TIME_PREPARED=1 every mount has a state made
+# beforehand by `mount --prepare`, as at image build time), and logs the times (results in
+# NAME/timing/).
 #
 # Views are built with default options. CORPUS_VIEW_OPTS adds view options to every export
 # and translate (e.g. CORPUS_VIEW_OPTS=--rename-pure-locals). CORPUS_FREEZE_DIR=DIR adds
@@ -33,6 +40,7 @@ set -uo pipefail
 SEED=7
 ONLY=""
 NATIVE_ONLY=""
+TIME_REPS=""
 SET=work
 WORK=/var/tmp/schrodinger-corpus
 while [ $# -gt 0 ]; do
@@ -42,7 +50,8 @@ while [ $# -gt 0 ]; do
         --set) SET="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
         --native-only) NATIVE_ONLY=1; shift ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        --time-mounted) TIME_REPS="$2"; shift 2 ;;
+        -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
         *) echo "corpus.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -187,15 +196,76 @@ run_side() {
         # --tb=native: pytest's own traceback rendering took minutes per module where
         # thousands of tests fail (babel's view); the native one is also what a user sees
         cmd=("$PY" -m pytest -q -p no:cacheprovider --continue-on-collection-errors --tb=native
-            --junitxml="$DIR/results/$side.xml" $sargs ${args[@]+"${args[@]}"})
+            --junitxml="$RES/$side.xml" $sargs ${args[@]+"${args[@]}"})
     fi
     (cd "$DIR/$side" && env PYTHONPATH="$DIR/$side/$sroot" PYTHONDONTWRITEBYTECODE=1 \
-        PYTHONHASHSEED=0 HYPOTHESIS_STORAGE_DIRECTORY="$DIR/results/hypothesis-$side" \
+        PYTHONHASHSEED=0 HYPOTHESIS_STORAGE_DIRECTORY="$RES/hypothesis-$side" \
         unshare -n sh -c 'ip link set lo up 2>/dev/null; exec timeout "$0" "$@"' "$TEST_TIMEOUT" "${cmd[@]}") \
-        >"$DIR/results/$side.log" 2>&1
+        >"$RES/$side.log" 2>&1
     rc=$?
-    echo "$rc" >"$DIR/results/$side.rc"
-    log "$side (exit $rc): $(tail -n1 "$DIR/results/$side.log")"
+    echo "$rc" >"$RES/$side.rc"
+    log "$side (exit $rc): $(tail -n1 "$RES/$side.log")"
+}
+
+# view_dist_info NAME VERSION SITE: the view's own distribution record, as its editable
+# install (or `repoint`) would make one, when the view renames the distribution
+view_dist_info() {
+    local vname
+    vname=$(printf '%s' "$1" | translate view "$1")
+    if [ -n "$vname" ] && [ "$vname" != "$1" ]; then
+        mkdir -p "$3/$vname-$2.dist-info"
+        printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$vname" "$2" \
+            >"$3/$vname-$2.dist-info/METADATA"
+    fi
+}
+
+# time_side SIDE ROOT ARGS DESELECT: run_side, and print its wall time in seconds
+time_side() {
+    local t0 t1
+    t0=$(date +%s%N)
+    run_side "$@"
+    t1=$(date +%s%N)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'
+}
+
+# time_project ROOT ARGS DESELECT: --time-mounted, for the project set up in $DIR
+time_project() {
+    local sroot=$1 sargs=$2 sdesel=$3 i t0 t1 o v m
+    local vroot vargs vdesel state="$RES/state" mnt="$DIR/mnt" orig=() view=() mounts=()
+    vroot=$(printf '%s' "$sroot" | translate view "$NAME")
+    vargs=$(printf '%s' "$sargs" | translate view "$NAME")
+    vdesel=$(printf '%s' "$sdesel" | translate view "$NAME")
+    mkdir -p "$mnt"
+    if [ -n "${CORPUS_TIME_PREPARED:-}" ]; then
+        # the state an image build makes (`mount --prepare`), untimed: every round mounts it
+        # shellcheck disable=SC2086
+        if ! "$BIN" mount --prepare --seed "$SEED" --python "$PY" ${VIEW_OPTS:-} --state "$state" \
+            "$DIR/original" "$mnt" 2>"$RES/prepare.log"; then
+            log "timing $NAME: mount --prepare failed (see $RES/prepare.log)"
+            return
+        fi
+    fi
+    for i in $(seq "$TIME_REPS"); do
+        o=$(time_side original "$sroot" "$sargs" "$sdesel")
+        git -C "$DIR/original" checkout -q -- . && git -C "$DIR/original" clean -qfdx
+        t0=$(date +%s%N)
+        # shellcheck disable=SC2086
+        if ! "$BIN" mount --seed "$SEED" --python "$PY" ${VIEW_OPTS:-} --state "$state" \
+            "$DIR/original" "$mnt" 2>"$RES/mount.log"; then
+            log "timing $NAME: mount failed (see $RES/mount.log)"
+            return
+        fi
+        t1=$(date +%s%N)
+        m=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+        v=$(time_side mnt "$vroot" "$vargs" "$vdesel")
+        "$BIN" unmount "$mnt"
+        git -C "$DIR/original" checkout -q -- . && git -C "$DIR/original" clean -qfdx
+        orig+=("$o") view+=("$v") mounts+=("$m")
+        log "timing $NAME round $i: original $o s, mounted view $v s (mount $m s)"
+    done
+    printf '%s\t%s\t%s\t%s\t%s\n' "$NAME" "${orig[*]}" "${view[*]}" "${mounts[*]}" \
+        "${CORPUS_TIME_PREPARED:+prepared}" >>"$WORK/timing.tsv"
+    log "timing $NAME: original ${orig[*]} s; mounted view ${view[*]} s; mounts ${mounts[*]} s"
 }
 
 # install_check SIDE: `pip install -e .` of a copy of that side in a throwaway venv
@@ -231,10 +301,17 @@ run_project() {
         VIEW_OPTS="$VIEW_OPTS --freeze $(cd "$CORPUS_FREEZE_DIR" && pwd)/$name.txt"
     fi
     DIR="$WORK/$name"
+    RES="$DIR/results"
     local cache="$WORK/cache/$name-$version"
     log "== $name $version ($set)"
-    rm -rf "$DIR/original" "$DIR/view" "$DIR/results"
-    mkdir -p "$DIR/original" "$DIR/results"
+    if [ -n "$TIME_REPS" ]; then
+        # timing only: the outcomes of the last comparison stay in results/
+        RES="$DIR/timing"
+        rm -rf "$DIR/original" "$RES"
+    else
+        rm -rf "$DIR/original" "$DIR/view" "$DIR/results"
+    fi
+    mkdir -p "$DIR/original" "$DIR/results" "$RES"
 
     # 1. sdist -> original (a git repository, so that any change the tests make shows up)
     if ! ls "$cache"/*.tar.gz >/dev/null 2>&1; then
@@ -279,6 +356,11 @@ run_project() {
         run_side original "$root" "$testargs" "$deselect"
         return
     fi
+    if [ -n "$TIME_REPS" ]; then
+        [ "$metadata" = yes ] && view_dist_info "$name" "$version" "$site"
+        time_project "$root" "$testargs" "$deselect"
+        return
+    fi
 
     # 3. the view, made a git repository too
     # shellcheck disable=SC2086
@@ -288,17 +370,7 @@ run_project() {
         return
     fi
     commit_tree "$DIR/view" view >>"$DIR/results/export.log" 2>&1
-    # The view's own distribution record, as its editable install (or `repoint`) would make
-    # one, when the view renames the distribution.
-    if [ "$metadata" = yes ]; then
-        local vname
-        vname=$(printf '%s' "$name" | translate view "$name")
-        if [ -n "$vname" ] && [ "$vname" != "$name" ]; then
-            mkdir -p "$site/$vname-$version.dist-info"
-            printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$vname" "$version" \
-                >"$site/$vname-$version.dist-info/METADATA"
-        fi
-    fi
+    [ "$metadata" = yes ] && view_dist_info "$name" "$version" "$site"
 
     # 4./5. the same test command on both sides; view paths and labels are translated
     local vroot vargs vdeselect
@@ -345,4 +417,8 @@ if [ ${#ran[@]} -eq 0 ]; then
     echo "corpus.sh: no project named $ONLY" >&2
     exit 2
 fi
-"$PYTHON" "$ROOT/scripts/corpus_report.py" table --work "$WORK" "${ran[@]}"
+if [ -n "$TIME_REPS" ]; then
+    "$PYTHON" "$ROOT/scripts/corpus_report.py" timing "$WORK/timing.tsv"
+else
+    "$PYTHON" "$ROOT/scripts/corpus_report.py" table --work "$WORK" "${ran[@]}"
+fi

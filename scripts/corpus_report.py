@@ -25,6 +25,7 @@ import json
 import keyword
 import os
 import subprocess
+import statistics
 import sys
 import re
 import xml.etree.ElementTree as ET
@@ -518,6 +519,37 @@ def table(args):
                 details(r)
 
 
+def timing(args):
+    """The tables of `corpus.sh --time-mounted`: per project, the suite's wall times on the
+    original and on the mounted view (the latest line of each project in the TSV), medians
+    and their ratio; one table for views mounted with a new state (the first round a first
+    mount, shown apart) and one for states made by `mount --prepare`."""
+    latest = {"new": {}, "prepared": {}}
+    with open(args.tsv) as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) in (4, 5):
+                mode = parts[4] if len(parts) == 5 and parts[4] else "new"
+                latest[mode][parts[0]] = [list(map(float, p.split())) for p in parts[1:4]]
+    for mode, rows in latest.items():
+        if not rows:
+            continue
+        print(f"\nState: {'new (the first round is a first mount)' if mode == 'new' else 'prepared by mount --prepare'}\n")
+        print("| project | rounds | original, median (s) | mounted view, median (s) | ratio "
+              "| view, first round | ratio, first round | mount (s) |")
+        print("|---|---|---|---|---|---|---|---|")
+        ratios = []
+        for name, (orig, view, mounts) in rows.items():
+            mo, mv = statistics.median(orig), statistics.median(view)
+            ratio = mv / mo if mo else float("nan")
+            ratios.append(ratio)
+            first = view[0] / orig[0] if orig[0] else float("nan")
+            print(f"| {name} | {len(orig)} | {mo:.2f} | {mv:.2f} | {ratio:.2f}x | {view[0]:.2f} "
+                  f"| {first:.2f}x | {' '.join(f'{m:.2f}' for m in mounts)} |")
+        print(f"\nmedian of the ratios: {statistics.median(ratios):.2f}x over {len(ratios)} "
+              f"projects; at most 1.1x: {sum(r <= 1.1 for r in ratios)}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -532,11 +564,15 @@ def main():
     t.add_argument("--work", required=True)
     t.add_argument("--no-details", action="store_true", help="the tables only")
     t.add_argument("names", nargs="+")
+    tm = sub.add_parser("timing")
+    tm.add_argument("tsv")
     args = ap.parse_args()
     if args.cmd == "project":
         project(args)
     elif args.cmd == "failed":
         failed(args)
+    elif args.cmd == "timing":
+        timing(args)
     else:
         table(args)
 
