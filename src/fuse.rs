@@ -18,7 +18,8 @@ use fuser::{
 
 use crate::fs::watch::{Inval, Invalidate};
 use crate::fs::{
-    Attr, Caller, FsError, Kind, SetAttr, SetTime, ViewFs, LONG_TTL, MAX_WRITE, NO_HANDLE, TTL,
+    Attr, Caller, FsError, Kind, SetAttr, SetTime, ViewFs, LONG_TTL, MAX_WRITE, NEGATIVE_TTL,
+    NO_HANDLE, TTL,
 };
 use crate::trace::{Record, Tracer};
 
@@ -174,7 +175,7 @@ impl Filesystem for FuseFs {
             // created in the view replace it in the kernel; the watcher drops it for names
             // created in the original.
             Err(e) if e.errno == libc::ENOENT && self.fs.by_inode() => {
-                reply.entry(&self.ttl(), &attr(&NEGATIVE), Generation(0))
+                reply.entry(&NEGATIVE_TTL, &attr(&NEGATIVE), Generation(0))
             }
             Err(e) => reply.error(errno(&e)),
         }

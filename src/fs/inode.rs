@@ -148,6 +148,17 @@ impl Table {
         self.nodes.keys().copied().collect()
     }
 
+    /// (parent inode, name) of every node whose parent is in the table.
+    pub fn entries(&self) -> Vec<(u64, OsString)> {
+        self.by_view
+            .keys()
+            .filter_map(|view| {
+                let parent = self.by_view.get(view.parent()?)?;
+                Some((*parent, view.file_name()?.to_os_string()))
+            })
+            .collect()
+    }
+
     pub fn ino_of(&self, view: &Path) -> Option<u64> {
         self.by_view.get(view).copied()
     }

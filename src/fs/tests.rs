@@ -946,6 +946,29 @@ fn the_daemons_own_writes_invalidate_nothing() {
     );
 }
 
+/// After a watcher overflow every known name is invalidated along with every inode: the
+/// kernel keeps entries for an hour while watched, so a name changed in the original during
+/// the overflow must not wait for that.
+#[test]
+fn every_known_name_can_be_invalidated() {
+    let f = fixture();
+    let pkg = f.fs.lookup_path(Path::new("pkg")).unwrap().ino;
+    let file = f.fs.lookup_path(Path::new("omega.py")).unwrap().ino;
+    let entries = f.fs.all_entries();
+    assert!(entries.contains(&(ROOT_INO, "pkg".into())), "{entries:?}");
+    assert!(
+        entries.contains(&(ROOT_INO, "omega.py".into())),
+        "{entries:?}"
+    );
+    let inodes = f.fs.all_inodes();
+    assert!(inodes.contains(&pkg) && inodes.contains(&file));
+    // Each entry names a node the daemon holds, under its view name.
+    for (parent, name) in &entries {
+        let a = f.fs.lookup(*parent, name).unwrap();
+        assert!(inodes.contains(&a.ino), "{name:?}");
+    }
+}
+
 // ------------------------------------------------------------ handle-less I/O (no-open)
 
 #[test]

@@ -240,7 +240,13 @@ fn watch_loop(w: &mut Watches, fs: &ViewFs, sink: &dyn Invalidate, stop: &Atomic
         let invals = if overflow {
             tracing::warn!("inotify queue overflow: invalidating every node");
             fs.distrust_all();
-            fs.all_inodes().into_iter().map(Inval::Inode).collect()
+            let mut v: Vec<Inval> = fs.all_inodes().into_iter().map(Inval::Inode).collect();
+            v.extend(
+                fs.all_entries()
+                    .into_iter()
+                    .map(|(parent, name)| Inval::Entry(parent, name)),
+            );
+            v
         } else {
             let mut v = Vec::new();
             for (rel, c) in &changes {
