@@ -15,6 +15,11 @@
 # BENCH_MOUNT_REPS=2). One Markdown table per size is printed and kept in
 # SCALE_DIR/scale-<size>x.md, and a summary (files, bytes, mount time, peak RSS per size).
 set -euo pipefail
+case "${1:-}" in
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    "") ;;
+    *) echo "scale.sh: no arguments (see --help; settings come from the environment)" >&2; exit 2 ;;
+esac
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 DIR=${SCALE_DIR:-/var/tmp/scale}
