@@ -145,26 +145,14 @@ impl ViewFs {
         stamp: Stamp,
         len: usize,
     ) -> FsResult<bool> {
-        let path = self.safe_path(&Backing::Original(rel.to_path_buf()))?;
-        let f = fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-            .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
-        let before = f
-            .metadata()
-            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
-        if Stamp::of(&before) != stamp {
+        let Some(f) = self.open_unchanged(rel, stamp)? else {
             return Ok(false);
-        }
+        };
         f.set_len(len as u64)
-            .map_err(|e| FsError::write_back(format!("truncate {}", path.display()), e))?;
+            .map_err(|e| FsError::write_back(format!("truncate {}", rel.display()), e))?;
         let mut new = view.to_vec();
         new.resize(len, 0);
-        let m = f
-            .metadata()
-            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
-        self.cache_own_write(rel, &m, Arc::new(new));
+        self.cache_in_place(rel, &f, new)?;
         Ok(true)
     }
 

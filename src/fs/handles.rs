@@ -337,32 +337,44 @@ impl ViewFs {
         start: usize,
         data: &[u8],
     ) -> FsResult<Option<u32>> {
+        // Else the buffered path takes the write.
+        let Some(f) = self.open_unchanged(rel, stamp)? else {
+            return Ok(None);
+        };
+        f.write_all_at(data, start as u64)
+            .map_err(|e| FsError::write_back(format!("write {}", rel.display()), e))?;
+        let mut new = view.to_vec();
+        if new.len() < start + data.len() {
+            new.resize(start + data.len(), 0);
+        }
+        new[start..start + data.len()].copy_from_slice(data);
+        self.cache_in_place(rel, &f, new)?;
+        Ok(Some(data.len() as u32))
+    }
+
+    /// The original `rel` opened for writing, if it still has `stamp`, the stamp of the bytes
+    /// a view was read from (checked on the descriptor that will be written; the caller holds
+    /// the write-back lock); `None` when it changed since.
+    pub(super) fn open_unchanged(&self, rel: &Path, stamp: Stamp) -> FsResult<Option<fs::File>> {
         let path = self.safe_path(&Backing::Original(rel.to_path_buf()))?;
         let f = fs::OpenOptions::new()
             .write(true)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
             .map_err(|e| FsError::io(format!("open {}", path.display()), e))?;
-        // Under the write-back lock, on the descriptor written to: the file is still the one
-        // `view` was read from (else the buffered path takes the write).
         let before = f
             .metadata()
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
-        if Stamp::of(&before) != stamp {
-            return Ok(None);
-        }
-        f.write_all_at(data, start as u64)
-            .map_err(|e| FsError::write_back(format!("write {}", path.display()), e))?;
-        let mut new = view.to_vec();
-        if new.len() < start + data.len() {
-            new.resize(start + data.len(), 0);
-        }
-        new[start..start + data.len()].copy_from_slice(data);
+        Ok((Stamp::of(&before) == stamp).then_some(f))
+    }
+
+    /// After changing the original `rel` in place through `f`, cache `view` as what it shows.
+    pub(super) fn cache_in_place(&self, rel: &Path, f: &fs::File, view: Vec<u8>) -> FsResult<()> {
         let m = f
             .metadata()
-            .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
-        self.cache_own_write(rel, &m, Arc::new(new));
-        Ok(Some(data.len() as u32))
+            .map_err(|e| FsError::io(format!("stat {}", rel.display()), e))?;
+        self.cache_own_write(rel, &m, Arc::new(view));
+        Ok(())
     }
 
     /// fsync without a handle: every write made so far is in the original and on the disk
