@@ -4,7 +4,7 @@ use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::process::Command;
 
-use crate::harness::{run_ok, show, walk, Entry, Repo, BIN};
+use crate::harness::{git, run_ok, show, walk, Entry, Repo, BIN};
 
 /// Reading every file of the view and writing the same bytes back leaves the original clean.
 #[test]
@@ -162,17 +162,12 @@ fn a_prepared_state_directory_serves_the_same_view() {
     let point = repo.dir.path().join("prepared");
     let state = repo.dir.path().join("prepared.state");
     fs::create_dir_all(&point).unwrap();
-    let out = Command::new(BIN)
-        .args(["mount", "--prepare", "--seed", &seed.to_string(), "--state"])
-        .arg(&state)
-        .arg(&repo.orig)
-        .arg(&point)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new(BIN)
+            .args(["mount", "--prepare", "--seed", &seed.to_string(), "--state"])
+            .arg(&state)
+            .arg(&repo.orig)
+            .arg(&point),
     );
     assert!(
         fs::read_dir(&point).unwrap().next().is_none(),
@@ -190,12 +185,7 @@ fn a_prepared_state_directory_serves_the_same_view() {
         return;
     };
     let got = walk(&m.point, &[".git"]);
-    let status = run_ok(
-        Command::new("git")
-            .arg("-C")
-            .arg(&m.point)
-            .args(["status", "--porcelain"]),
-    );
+    let status = run_ok(git(&m.point).args(["status", "--porcelain"]));
     let log = fs::read_to_string(m.state.join("schrodinger.log")).unwrap();
     m.unmount();
     assert_eq!(got, want, "the prepared view differs from a first mount's");
