@@ -118,7 +118,7 @@ impl ViewFs {
         let keeps_nul = |v: &[u8]| v[..len.min(v.len())].contains(&0) || len > v.len();
         if view.contains(&0)
             && keeps_nul(&view)
-            && (self.transform.passes_binary(rel) || self.original_is(rel, &view))
+            && self.binary_view_is_original(rel, &view)
             && self.truncate_in_place(rel, &view, stamp, len)?
         {
             return Ok(());

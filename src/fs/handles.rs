@@ -252,12 +252,10 @@ impl ViewFs {
     /// full-size chunk (`data.len() == MAX_WRITE`) of a file over [`SYNC_WRITEBACK_MAX`],
     /// which the deferred flusher writes back (see the module note).
     pub fn write_ino(&self, ino: u64, offset: u64, data: &[u8]) -> FsResult<u32> {
+        // Scratch files are plain files, written as they come, outside the write-back lock.
         let back = self.node_backing(ino)?;
         if let Backing::Scratch(_) = back {
-            self.open_backing(&back, true)?
-                .write_all_at(data, offset)
-                .map_err(|e| FsError::io("write scratch", e))?;
-            return Ok(data.len() as u32);
+            return self.write_scratch(&back, offset, data);
         }
         // From reading the view the write applies to until that view is in the original,
         // no other write-back may run: concurrent writes (the pages of one `msync`, sent by
@@ -269,8 +267,10 @@ impl ViewFs {
             let n = st.table.get(ino).ok_or_else(FsError::noent)?;
             (n.backing.clone(), n.unlinked, st.buffers.contains_key(&ino))
         };
-        let Backing::Original(rel) = back else {
-            return Err(FsError::new(libc::EAGAIN, "moved to scratch while written"));
+        let rel = match back {
+            // Renamed into the scratch area meanwhile: written there, as above.
+            Backing::Scratch(_) => return self.write_scratch(&back, offset, data),
+            Backing::Original(rel) => rel,
         };
         if !has_buffer && !unlinked && self.goes_raw(&rel, offset, data.len() as u64)? {
             return self.raw_write(&rel, offset, data);
@@ -287,9 +287,7 @@ impl ViewFs {
             // it says otherwise (an agent's junk written over a reordered file): when the
             // view is the original's bytes, binary junk written over binary junk has no
             // layout either (Level 3 leaves a file with a NUL byte in place).
-            if stays_binary(view, start, data)
-                && (self.transform.passes_binary(&rel) || self.original_is(&rel, view))
-            {
+            if stays_binary(view, start, data) && self.binary_view_is_original(&rel, view) {
                 if let Some(n) = self.write_in_place(&rel, view, *stamp, start, data)? {
                     return Ok(n);
                 }
@@ -314,6 +312,14 @@ impl ViewFs {
             return Ok(data.len() as u32);
         }
         self.flush_unheld_locked(ino, Durability::KillSafe)?;
+        Ok(data.len() as u32)
+    }
+
+    /// Write `data` at `offset` of the scratch file `back`.
+    fn write_scratch(&self, back: &Backing, offset: u64, data: &[u8]) -> FsResult<u32> {
+        self.open_backing(back, true)?
+            .write_all_at(data, offset)
+            .map_err(|e| FsError::io("write scratch", e))?;
         Ok(data.len() as u32)
     }
 

@@ -54,6 +54,14 @@ impl ViewFs {
         Ok(view.is_empty() || view.contains(&0) || self.original_is(rel, &view))
     }
 
+    /// Whether a binary `view` of `rel` (one with a NUL byte) is the original's own bytes, so
+    /// that a write or truncate may change the original in place: always where the transform
+    /// passes binary contents through, else (a Python file under Level 3, which a remembered
+    /// layout may show reordered) checked against the original.
+    pub(super) fn binary_view_is_original(&self, rel: &Path, view: &[u8]) -> bool {
+        self.transform.passes_binary(rel) || self.original_is(rel, view)
+    }
+
     /// Whether the original `rel` holds exactly `bytes`.
     pub(super) fn original_is(&self, rel: &Path, bytes: &[u8]) -> bool {
         self.disk_len(rel) == Some(bytes.len() as u64)
