@@ -412,8 +412,9 @@ pub struct ViewFs {
     /// Where the transform's own state (Level 3 layouts) is saved after each write-back, so a
     /// remount with the same state directory reads back exactly what was written.
     transform_state: PathBuf,
-    /// What was last saved there, and how durably (see `persist_transform_state`).
-    saved_state: Mutex<Option<(Vec<u8>, Durability)>>,
+    /// The digest of what was last saved there, and how durably (see
+    /// `persist_transform_state`).
+    saved_state: Mutex<Option<([u8; 32], Durability)>>,
     /// The stamp each original file had after the daemon last wrote it: the watcher's event
     /// for such a write asks the kernel to forget nothing (see `ViewFs::invalidations`).
     own_writes: Mutex<HashMap<PathBuf, Stamp>>,

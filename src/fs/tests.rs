@@ -1832,6 +1832,53 @@ fn writes_to_a_binary_file_go_in_place_and_text_ones_do_not() {
 /// A view mounted again with the same state directory serves what the first mount rendered
 /// (`rendered.rs`): the same bytes as a fresh transform, without transforming, except for a
 /// file whose original changed since, or whose layout a write left (remembered).
+/// The Level 3 state is saved after a write-back that changed it, and not written again by
+/// one that left it as it was (every write of a data file, a file written back unchanged).
+#[test]
+fn the_transform_state_is_saved_when_it_changes_and_only_then() {
+    use crate::transform::{layout::LayoutStore, Composite};
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let state = dir.path().join("state");
+    let src = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n";
+    write(&orig.join("a.py"), src);
+    write(&orig.join("notes.txt"), b"plain\n");
+    let t = Composite {
+        l2: None,
+        l3: Some(LayoutStore::new(3)),
+    };
+    let fs = ViewFs::new(&orig, &state, Arc::new(t), Options::default()).unwrap();
+    fs.set_watched();
+    let saved = state.join(TRANSFORM_STATE_FILE);
+    let stamp = || fs::metadata(&saved).map(|m| (m.ino(), m.mtime_nsec())).ok();
+    let a = fs.lookup_path(Path::new("a.py")).unwrap().ino;
+    let view = fs.read_ino(a, 0, 4096).unwrap();
+    // The functions swapped in the view: a layout the store remembers, saved.
+    let (one, two) = view.split_at(view.len() / 2);
+    let moved = [two, one].concat();
+    assert!(moved.len() == view.len());
+    fs.write_ino(a, 0, &moved).unwrap();
+    let first = stamp().expect("a changed layout is saved");
+    assert_eq!(
+        fs::read(&saved).unwrap(),
+        fs.transform.save_state().unwrap()
+    );
+    // A data file's write, and a.py written back as the view now shows it: saved as before.
+    let n = fs.lookup_path(Path::new("notes.txt")).unwrap().ino;
+    fs.write_ino(n, 0, b"PLAIN").unwrap();
+    let now = fs.read_ino(a, 0, 4096).unwrap();
+    fs.write_ino(a, 0, &now).unwrap();
+    assert_eq!(stamp(), Some(first), "an unchanged state was written again");
+    // Another layout: saved again.
+    fs.write_ino(a, 0, &view).unwrap();
+    assert_ne!(stamp(), Some(first));
+    assert_eq!(
+        fs::read(&saved).unwrap(),
+        fs.transform.save_state().unwrap()
+    );
+}
+
 #[test]
 fn views_rendered_by_an_earlier_mount_are_served_again() {
     use crate::transform::{layout::LayoutStore, Composite};

@@ -14,15 +14,16 @@ impl ViewFs {
         let Some(bytes) = self.transform.save_state() else {
             return;
         };
+        let digest = rendered::digest(&bytes);
         let mut saved = self.saved_state.lock();
         if let Some((last, how)) = saved.as_ref() {
-            if *last == bytes && (durability == Durability::KillSafe || *how == Durability::Synced)
+            if *last == digest && (durability == Durability::KillSafe || *how == Durability::Synced)
             {
                 return;
             }
         }
         match write_atomic(&self.transform_state, &bytes, 0o600, None, durability) {
-            Ok(()) => *saved = Some((bytes, durability)),
+            Ok(()) => *saved = Some((digest, durability)),
             Err(e) => tracing::warn!("saving {}: {e}", self.transform_state.display()),
         }
     }
