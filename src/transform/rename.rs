@@ -112,6 +112,11 @@ impl Renamer {
         self
     }
 
+    /// Whether word `w` (any case) is a fragment of names built at run time.
+    fn is_fragment(&self, w: &str) -> bool {
+        !self.fragments.is_empty() && self.fragments.contains(w.to_ascii_lowercase().as_str())
+    }
+
     /// The same map, knowing which frozen tokens are fragments of names built at run time.
     pub fn with_fragments<'a>(mut self, fragments: impl IntoIterator<Item = &'a str>) -> Self {
         self.fragments = fragments.into_iter().map(Into::into).collect();
@@ -261,8 +266,7 @@ impl Renamer {
             // A fragment of names built at run time (a frozen token: `excepting` of toolz's
             // `'%s_excepting_%s' % (func.__name__, ...)`) is a piece of such a name.
             let img = self.image(w).unwrap_or_else(|| w.to_string());
-            let fragment = self.fragments.contains(w.to_ascii_lowercase().as_str());
-            if w.len() >= 3 && !frozen(w) && !frozen(&img) && !fragment {
+            if w.len() >= 3 && !frozen(w) && !frozen(&img) && !self.is_fragment(w) {
                 return None;
             }
             out.push_str(w);
@@ -284,7 +288,7 @@ impl Renamer {
             .filter(|&k| matches!(pieces[k], Piece::Word(..)))
             .collect();
         let fragment = |k: usize| match pieces[k] {
-            Piece::Word(w, _) => self.fragments.contains(w.to_ascii_lowercase().as_str()),
+            Piece::Word(w, _) => self.is_fragment(w),
             Piece::Other(_) => false,
         };
         let text = |a: usize, b: usize| pieces[a..b].iter().map(Piece::text).collect::<String>();
