@@ -630,3 +630,38 @@ TOKENS = ["unquoted_identifier", "literal"]
         f.frozen_runs
     );
 }
+
+/// A whole literal compared with names by `startswith`/`endswith` is a fixed part of those
+/// names even without an underscore: uritemplate's metaclass makes a test of every class
+/// attribute whose name starts with `"level"` (`level4_form_amp_examples`).
+#[test]
+fn literals_names_are_compared_with_are_fragments() {
+    let src: &[u8] = br#"
+class Examples(type):
+    level1_cases = {}
+    level4_form_cases = {}
+    def __new__(cls, name, bases, attrs):
+        picked = [n for n in dir(Examples) if n.startswith("level")]
+        tails = [n for n in dir(Examples) if n.endswith(("gadget", "widget"))]
+        print("sprocket", len(picked), tails)
+        return type.__new__(cls, name, bases, attrs)
+"#;
+    let found: Vec<(String, bool)> = dynamic_fragments(src)
+        .into_iter()
+        .map(|f| (f.text, f.prefix))
+        .collect();
+    assert!(found.contains(&("level".to_string(), true)), "{found:?}");
+    assert!(found.contains(&("gadget".to_string(), false)), "{found:?}");
+    assert!(found.contains(&("widget".to_string(), false)), "{found:?}");
+    // A literal that is only printed compares with nothing.
+    assert!(!found.iter().any(|(t, _)| t == "sprocket"), "{found:?}");
+
+    let defined = set(&["Examples", "level1_cases", "level4_form_cases", "picked", "tails"]);
+    let names = set(&["dir", "print", "len", "type", "name", "bases", "attrs", "n"]);
+    let input = one_file(src, &names, &defined);
+    let f = analyze(&input);
+    // With `level` frozen the attributes still start with it when renamed.
+    assert_eq!(f.frozen_tokens.get("level"), Some(&FreezeReason::Dynamic));
+    assert!(f.owned_runs.contains("level4_form_cases"));
+    assert!(!f.frozen_tokens.contains_key("form"));
+}

@@ -67,9 +67,18 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
         // An open underscore alone does not make a dunder a fragment: `"__init__"` names the
         // whole (frozen) dunder, and a family of names ending in `__init__` is no reason to
         // freeze the token `init` everywhere.
-        let open_end = run.ends_with('_') && quote_after && !is_dunder(run);
-        let open_start =
-            run.starts_with('_') && matches!(before, Some(b'"' | b'\'' | b'}')) && !is_dunder(run);
+        // A whole literal given to `startswith`/`endswith` is the fixed part of the names it
+        // is compared with, underscore or not (`n.startswith("level")` picks `level4_...`).
+        let compared = (quote_before && quote_after)
+            .then(|| affix_compared(src, r.start - 1))
+            .flatten()
+            .filter(|_| !is_dunder(run));
+        let open_end =
+            (run.ends_with('_') && quote_after && !is_dunder(run)) || compared == Some(true);
+        let open_start = (run.starts_with('_')
+            && matches!(before, Some(b'"' | b'\'' | b'}'))
+            && !is_dunder(run))
+            || compared == Some(false);
         // `%s_id`: the letter after `%` is the conversion, not a name part.
         let text = if before == Some(b'%') {
             run.get(1..).unwrap_or("")
@@ -119,6 +128,49 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
         }
     }
     out
+}
+
+/// Whether the literal whose opening quote is at `quote` is an argument of a
+/// `startswith(...)` (`Some(true)`: the names start with it) or `endswith(...)` call
+/// (`Some(false)`), alone or in a tuple (`name.endswith(("_a", "_b"))`). The arguments are
+/// read back to the call's open bracket on the same line; a bracket inside another literal
+/// there can hide a call (the fragment is then missed, as before this rule).
+fn affix_compared(src: &[u8], quote: usize) -> Option<bool> {
+    let mut i = quote;
+    // Skip a string prefix (`b"`, `rb"`).
+    while i > 0 && src[i - 1].is_ascii_alphabetic() && quote - (i - 1) <= 2 {
+        i -= 1;
+    }
+    let mut depth = 0usize;
+    let mut in_tuple = false;
+    while i > 0 {
+        i -= 1;
+        match src[i] {
+            b'\n' => return None,
+            b')' | b']' | b'}' => depth += 1,
+            b'(' | b'[' | b'{' if depth > 0 => depth -= 1,
+            b'(' => {
+                // The open bracket of the literal's own call, or of a tuple inside it.
+                let mut j = i;
+                while j > 0 && (src[j - 1] == b' ' || src[j - 1] == b'\t') {
+                    j -= 1;
+                }
+                let name_end = j;
+                while j > 0 && (src[j - 1].is_ascii_alphanumeric() || src[j - 1] == b'_') {
+                    j -= 1;
+                }
+                match &src[j..name_end] {
+                    b"startswith" | b"removeprefix" => return Some(true),
+                    b"endswith" | b"removesuffix" => return Some(false),
+                    b"" if !in_tuple => in_tuple = true,
+                    _ => return None,
+                }
+            }
+            b'[' | b'{' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Whether `__name__` appears on the line of `start..end`, the line before or the line after.
