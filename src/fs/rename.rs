@@ -64,9 +64,19 @@ impl ViewFs {
             _ => None,
         };
         let replaced = match fs::symlink_metadata(&to) {
-            Ok(m) if m.is_file() && carried.is_some() => fs::read(&to).ok(),
+            Ok(m) if m.is_file() && carried.is_some() => fs::read(&to).ok().map(|b| (b, m)),
             _ => None,
         };
+        // What the view showed for the replaced file, if still cached for the bytes just read
+        // (the stamp is taken again after the read, so a writer racing us is not mistaken).
+        let replaced_view = match (&replaced, &to_back) {
+            (Some((_, m)), Backing::Original(rel)) => fs::symlink_metadata(&to)
+                .ok()
+                .filter(|after| Stamp::of(after) == Stamp::of(m))
+                .and_then(|_| self.cache.get(rel, Stamp::of(m))),
+            _ => None,
+        };
+        let replaced = replaced.map(|(b, _)| b);
         fs::rename(&from, &to).map_err(|e| FsError::io(format!("rename {}", from.display()), e))?;
         if let (Backing::Original(f), Backing::Original(t), None) =
             (&from_back, &to_back, &replaced)
@@ -89,7 +99,7 @@ impl ViewFs {
         if let Backing::Original(p) = &to_back {
             self.cache.remove_tree(p);
             if let Some(view) = carried {
-                self.rederive(p, &to, &view, replaced)?;
+                self.rederive(p, &to, &view, replaced, replaced_view)?;
             }
             if from_meta.is_dir() {
                 let old = self.scratch.join(&from_view);
@@ -302,20 +312,29 @@ impl ViewFs {
 
     /// Make original `rel` (at `path`) the inverse of `view` under its current name. `replaced`
     /// is the original that the rename replaced, if any: an editor's save (temp file, then
-    /// rename over) is an edit of that file, so it is the base of the inverse.
+    /// rename over) is an edit of that file, so it is the base of the inverse. When the view
+    /// bytes are exactly what the view showed for that file (`replaced_view`: `sed -i` over a
+    /// file it did not change), the inverse is that original byte for byte (law 1), and is
+    /// taken as such without running the transform.
     pub(super) fn rederive(
         &self,
         rel: &Path,
         path: &Path,
         view: &Arc<Vec<u8>>,
         replaced: Option<Vec<u8>>,
+        replaced_view: Option<Arc<Vec<u8>>>,
     ) -> FsResult<()> {
         let m = fs::symlink_metadata(path)
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
         let current =
             fs::read(path).map_err(|e| FsError::io(format!("read {}", path.display()), e))?;
+        let unchanged = replaced.is_some() && replaced_view.is_some_and(|v| v == *view);
         let base = replaced.unwrap_or_else(|| current.clone());
-        let orig = self.to_original_content(rel, view, Some(&base))?;
+        let orig = if unchanged {
+            base
+        } else {
+            self.to_original_content(rel, view, Some(&base))?
+        };
         if orig != current {
             write_atomic(
                 path,

@@ -1411,6 +1411,68 @@ impl Transform for BaseRecorder {
     }
 }
 
+/// `sed -i` writes a temp file and renames it over the file: when the bytes are what the view
+/// showed for that file, its original comes back as it was without running the inverse
+/// transform (law 1 says what the inverse would give); other bytes still go through it.
+#[test]
+fn a_rename_over_a_file_with_its_own_view_bytes_keeps_the_original_untransformed() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    write(&orig.join("m.py"), b"def a():\n    pass\n");
+    let t = Arc::new(BaseRecorder::default());
+    let fs = ViewFs::new(
+        &orig,
+        &dir.path().join("state"),
+        t.clone(),
+        Options::default(),
+    )
+    .unwrap();
+    let save_as_m = |bytes: &[u8]| {
+        let (a, o) = fs
+            .create(
+                ROOT_INO,
+                OsStr::new("sedXYZ"),
+                0o644,
+                0o022,
+                libc::O_WRONLY,
+                Caller::daemon(),
+            )
+            .unwrap();
+        fs.write(a.ino, o.fh, 0, bytes).unwrap();
+        fs.release(a.ino, o.fh).unwrap();
+        let calls = t.bases.lock().len();
+        fs.rename(
+            ROOT_INO,
+            OsStr::new("sedXYZ"),
+            ROOT_INO,
+            OsStr::new("m.py"),
+            0,
+        )
+        .unwrap();
+        t.bases.lock().len() - calls
+    };
+    // Read through the view first, as sed does.
+    let a = fs.lookup_path(Path::new("m.py")).unwrap();
+    let o = fs.open(a.ino, libc::O_RDONLY).unwrap();
+    let shown = fs.read(a.ino, o.fh, 0, 1 << 20).unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(
+        save_as_m(&shown),
+        0,
+        "the same bytes are not transformed back"
+    );
+    assert_eq!(
+        fs::read(orig.join("m.py")).unwrap(),
+        b"def a():\n    pass\n"
+    );
+    assert_eq!(save_as_m(b"def a():\n    return 2\n"), 1);
+    assert_eq!(
+        fs::read(orig.join("m.py")).unwrap(),
+        b"def a():\n    return 2\n"
+    );
+    assert!(!orig.join("sedXYZ").exists());
+}
+
 /// `git apply` and `git checkout -- FILE` remove a file and create it again: the new file is
 /// written back as an edit of the one it replaces (Level 3 then keeps the original's order).
 #[test]

@@ -656,7 +656,13 @@ class Examples(type):
     // A literal that is only printed compares with nothing.
     assert!(!found.iter().any(|(t, _)| t == "sprocket"), "{found:?}");
 
-    let defined = set(&["Examples", "level1_cases", "level4_form_cases", "picked", "tails"]);
+    let defined = set(&[
+        "Examples",
+        "level1_cases",
+        "level4_form_cases",
+        "picked",
+        "tails",
+    ]);
     let names = set(&["dir", "print", "len", "type", "name", "bases", "attrs", "n"]);
     let input = one_file(src, &names, &defined);
     let f = analyze(&input);
