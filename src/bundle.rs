@@ -584,12 +584,16 @@ pub fn build_with_env(
     let found = policy::analyze(&input);
     tracing::info!(elapsed = ?t.elapsed(), "policy analyzed");
 
-    // Never use as a virtual word: any token of the repository, any all-lowercase outside
-    // name, keywords.
+    // Never use as a virtual word: any token of the repository, any outside name of one word
+    // in any case, keywords. A word whose upper-case or capitalised spelling is an outside
+    // name (`CLIPBOARD`) would render a renamed word in that shape (`BYWEEKDAY`) as a
+    // frozen run: strings would keep it while compounds in code change it.
     let mut excluded = found.seen_tokens.clone();
     for n in &env_names {
-        if n.bytes().all(|b| b.is_ascii_lowercase()) {
-            excluded.insert(n.clone());
+        if n.bytes().all(|b| b.is_ascii_alphabetic())
+            && crate::transform::tokens::word_count(n) == 1
+        {
+            excluded.insert(n.to_ascii_lowercase());
         }
     }
     excluded.extend(env_modules.iter().map(|m| m.to_ascii_lowercase()));
@@ -1182,6 +1186,51 @@ mod tests {
             src.as_bytes()
         );
     }
+    /// No virtual word is an outside name of one word in another case: dateutil's test
+    /// string `"BYWEEKDAY"` stayed while the handler `_handle_BYWEEKDAY` changed, because
+    /// `byweekday` drew `clipboard` and `CLIPBOARD` is a name outside code defines (a frozen
+    /// run, which strings keep). Here every other vocabulary word is an outside name, in
+    /// upper case or capitalised; without the rule about half the draws land on one.
+    #[test]
+    fn no_virtual_word_is_an_outside_name_in_another_case() {
+        let src = "ORDER_BY = 'BYWEEKDAY'\n\ndef handle_byweekday(sprocket, gadget, widget):\n    return sprocket + gadget + widget\n\nclass Flywheel:\n    flange_count = 3\n    def rotate_flywheel(self, torque_value):\n        return torque_value\n";
+        let tree = Tree {
+            files: vec![TreeFile {
+                rel: PathBuf::from("pkg/wheel.py"),
+                content: src.as_bytes().to_vec(),
+            }],
+            dirs: vec![PathBuf::from("pkg")],
+            generated: vec![],
+        };
+        let outside: Vec<String> = crate::transform::lexicon::vocabulary()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(i, w)| {
+                if i % 4 == 0 {
+                    w.to_ascii_uppercase()
+                } else {
+                    let mut c = w.to_string();
+                    c[..1].make_ascii_uppercase();
+                    c
+                }
+            })
+            .collect();
+        let env = EnvScan {
+            groups: [(String::new(), outside.clone())].into_iter().collect(),
+            ..EnvScan::default()
+        };
+        let b = build_with_env(&tree, &env, &level2(11), &Progress::hidden());
+        assert!(b.tokens.len() >= 10, "{:?}", b.tokens);
+        let outside_lower: BTreeSet<String> =
+            outside.iter().map(|w| w.to_ascii_lowercase()).collect();
+        for (token, word) in &b.tokens {
+            assert!(
+                !outside_lower.contains(word),
+                "{token} -> {word}, an outside name in another case"
+            );
+        }
+    }
+
     #[test]
     fn words_only_locals_use_stay_in_strings_and_comments() {
         // parso keeps its message word in a local named after it
