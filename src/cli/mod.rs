@@ -361,8 +361,14 @@ pub fn transform_of(b: &Bundle, state: Option<&Path>) -> Result<Composite, CliEr
             .and_then(|p| std::fs::read(p).ok())
             .and_then(|bytes| serde_json::from_slice::<LayoutState>(&bytes).ok())
             .filter(|st| st.seed == b.seed);
+        let blobs = state.map(|s| s.join(crate::fs::TRANSFORM_BLOBS_DIR));
+        let blob = |name: &str| {
+            blobs
+                .as_ref()
+                .and_then(|d| std::fs::read(d.join(name)).ok())
+        };
         Some(match saved {
-            Some(st) => LayoutStore::from_state(st),
+            Some(st) => LayoutStore::from_state(st, &blob),
             None => LayoutStore::new(b.seed),
         })
     } else {

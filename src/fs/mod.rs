@@ -62,7 +62,7 @@ mod writeback;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read};
@@ -409,6 +409,9 @@ impl State {
 /// The view of one original tree.
 /// File in the state directory holding the transform's state.
 pub const TRANSFORM_STATE_FILE: &str = "layouts.json";
+/// Directory in the state directory holding the blobs the transform's state refers to
+/// (Level 3's bases, one file per digest; `Transform::state_blobs`).
+pub const TRANSFORM_BLOBS_DIR: &str = "layout-bases";
 
 pub struct ViewFs {
     root: PathBuf,
@@ -421,6 +424,8 @@ pub struct ViewFs {
     /// The digest of what was last saved there, and how durably (see
     /// `persist_transform_state`).
     saved_state: Mutex<Option<([u8; 32], Durability)>>,
+    /// The state's blobs known to be saved (written by this daemon or found on disk).
+    saved_blobs: Mutex<HashSet<String>>,
     /// The stamp each original file had after the daemon last wrote it: the watcher's event
     /// for such a write asks the kernel to forget nothing (see `ViewFs::invalidations`).
     own_writes: Mutex<HashMap<PathBuf, Stamp>>,
@@ -530,6 +535,7 @@ impl ViewFs {
             root,
             transform_state: state.join(TRANSFORM_STATE_FILE),
             saved_state: Mutex::new(None),
+            saved_blobs: Mutex::new(HashSet::new()),
             own_writes: Mutex::new(HashMap::new()),
             scratch,
             transform,

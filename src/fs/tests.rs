@@ -2010,6 +2010,7 @@ fn views_rendered_by_an_earlier_mount_are_served_again() {
     let t = Composite {
         l3: Some(LayoutStore::from_state(
             serde_json::from_slice(&state_after.unwrap()).unwrap(),
+            &|n| fs::read(state.join(TRANSFORM_BLOBS_DIR).join(n)).ok(),
         )),
         ..t
     };

@@ -16,6 +16,31 @@ impl ViewFs {
         };
         let digest = rendered::digest(&bytes);
         let mut saved = self.saved_state.lock();
+        // The blobs the state refers to are saved first, so a state on disk never names a
+        // blob that is not there (a kill between the two leaves an unused blob at worst).
+        // Each is written once: a blob never changes under its digest.
+        if let Some(dir) = self.transform_state.parent() {
+            let dir = dir.join(TRANSFORM_BLOBS_DIR);
+            let mut known = self.saved_blobs.lock();
+            for name in self.transform.state_blobs() {
+                if known.contains(&name) {
+                    continue;
+                }
+                let path = dir.join(&name);
+                if !path.exists() {
+                    let Some(bytes) = self.transform.state_blob(&name) else {
+                        continue;
+                    };
+                    let written = fs::create_dir_all(&dir)
+                        .and_then(|()| write_atomic(&path, &bytes, 0o600, None, durability));
+                    if let Err(e) = written {
+                        tracing::warn!("saving {}: {e}", path.display());
+                        return;
+                    }
+                }
+                known.insert(name);
+            }
+        }
         if let Some((last, how)) = saved.as_ref() {
             if *last == digest && (durability == Durability::KillSafe || *how == Durability::Synced)
             {

@@ -219,7 +219,18 @@ pub struct FileLayout {
     pub layout: Layout,
     /// The original and layout first seen for this file, when writes have changed it since:
     /// every write is inverted against this, which makes the result path-independent.
+    /// Written inline by older versions only; read for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<BaseFile>,
+    /// The same base, saved out of line: the SHA-256 (hex) of its original bytes, which are
+    /// kept apart under that name (see `LayoutStore::from_state`), and its layout. A base
+    /// never changes once set, so each is written once, while the state that lists every
+    /// edited file is written after every write-back: with the bytes inline it grew with
+    /// each edited file and was written again whole each time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_blob: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_layout: Option<Layout>,
 }
 
 /// The original content and layout a file had before the first write through the view.
@@ -241,6 +252,8 @@ struct Entry {
     hash: String,
     layout: Layout,
     base: Option<BaseFile>,
+    /// `digest(base.original)`, kept so that saving does not hash every base again.
+    base_sha: Option<String>,
     /// The layout is `plan(path, original)`: a fresh plan gives it again, so it need not be
     /// saved (the saved state holds only what writes and renames made).
     planned: bool,
@@ -269,17 +282,39 @@ impl LayoutStore {
         }
     }
 
-    pub fn from_state(state: LayoutState) -> LayoutStore {
+    /// The store a saved state describes. `blob` gives the bytes saved under a base's digest;
+    /// a base whose bytes are missing or do not match their digest is dropped (logged): the
+    /// file's next write is then inverted against its current original, as for a file never
+    /// written.
+    pub fn from_state(state: LayoutState, blob: &dyn Fn(&str) -> Option<Vec<u8>>) -> LayoutStore {
         let files = state
             .files
             .into_iter()
             .map(|f| {
+                let base = match (f.base, f.base_blob, f.base_layout) {
+                    (Some(b), _, _) => Some(b),
+                    (None, Some(sha), Some(layout)) => match blob(&sha) {
+                        Some(original) if digest(&original) == sha => {
+                            Some(BaseFile { original, layout })
+                        }
+                        _ => {
+                            tracing::warn!(
+                                path = %String::from_utf8_lossy(&f.path),
+                                "level 3: the saved base {sha} is missing or damaged; dropped"
+                            );
+                            None
+                        }
+                    },
+                    _ => None,
+                };
+                let base_sha = base.as_ref().map(|b| digest(&b.original));
                 (
                     f.path,
                     Entry {
                         hash: f.hash,
                         layout: f.layout,
-                        base: f.base,
+                        base,
+                        base_sha,
                         planned: false,
                     },
                 )
@@ -302,7 +337,9 @@ impl LayoutStore {
                 path: p.clone(),
                 hash: e.hash.clone(),
                 layout: e.layout.clone(),
-                base: e.base.clone(),
+                base: None,
+                base_blob: e.base_sha.clone(),
+                base_layout: e.base.as_ref().map(|b| b.layout.clone()),
             })
             .collect();
         LayoutState {
@@ -336,6 +373,7 @@ impl LayoutStore {
                 hash,
                 layout: planned.clone(),
                 base: None,
+                base_sha: None,
                 planned: true,
             },
         );
@@ -358,14 +396,25 @@ impl LayoutStore {
             .lock()
             .get(path)
             .filter(|e| e.hash == hash)
-            .map(|e| (e.layout.clone(), e.base.clone(), e.planned));
-        let (anchor, anchor_planned) = match known {
-            Some((_, Some(base), _)) => (base, false),
-            Some((layout, None, planned)) => (
+            .map(|e| {
+                (
+                    e.layout.clone(),
+                    e.base.clone(),
+                    e.base_sha.clone(),
+                    e.planned,
+                )
+            });
+        let (anchor, anchor_sha, anchor_planned) = match known {
+            Some((_, Some(base), sha, _)) => {
+                let sha = sha.unwrap_or_else(|| digest(&base.original));
+                (base, sha, false)
+            }
+            Some((layout, None, _, planned)) => (
                 BaseFile {
                     original: current.to_vec(),
                     layout,
                 },
+                hash,
                 planned,
             ),
             // Never seen, or changed behind our back: start from what is there now.
@@ -374,6 +423,7 @@ impl LayoutStore {
                     original: current.to_vec(),
                     layout: plan(path, current, self.seed),
                 },
+                hash,
                 true,
             ),
         };
@@ -384,6 +434,7 @@ impl LayoutStore {
             Entry {
                 hash: digest(&original),
                 layout,
+                base_sha: (!pristine).then_some(anchor_sha),
                 base: (!pristine).then_some(anchor),
                 // A file written back as it was keeps the layout a fresh plan gives it, so
                 // the saved state does not grow (and need not be written again) when a tool
@@ -392,6 +443,30 @@ impl LayoutStore {
             },
         );
         original
+    }
+
+    /// The digests of the bases the saved state refers to (`FileLayout::base_blob`).
+    pub fn base_blobs(&self) -> Vec<String> {
+        self.files
+            .lock()
+            .values()
+            .filter(|e| !e.planned)
+            .filter_map(|e| e.base_sha.clone())
+            .collect()
+    }
+
+    /// The original bytes of the base with this digest, for saving them.
+    pub fn base_blob(&self, sha: &str) -> Option<Vec<u8>> {
+        self.files
+            .lock()
+            .values()
+            .find(|e| e.base_sha.as_deref() == Some(sha))
+            .and_then(|e| e.base.as_ref().map(|b| b.original.clone()))
+    }
+
+    /// Whether any write or rename left a layout (the saved state is not empty).
+    pub fn remembers_any(&self) -> bool {
+        self.files.lock().values().any(|e| !e.planned)
     }
 
     /// Whether a write or a rename left a layout for `path` (one a fresh plan need not give).
@@ -492,9 +567,52 @@ mod tests {
         let edited = [&view[..], b"\n\ndef d():\n    return 4\n"].concat();
         let o = store.to_original(b"m.py", &edited, Some(src));
         let json = serde_json::to_string(&store.state()).unwrap();
-        let back = LayoutStore::from_state(serde_json::from_str(&json).unwrap());
+        let back = LayoutStore::from_state(serde_json::from_str(&json).unwrap(), &|n| {
+            store.base_blob(n)
+        });
         assert_eq!(back.to_view(b"m.py", &o), edited);
         assert_eq!(back.to_original(b"m.py", &edited, Some(&o)), o);
+    }
+
+    /// The state names each base by the digest of its bytes and holds no bytes itself; the
+    /// bytes come back through the lookup, a damaged one is dropped, and a state of an older
+    /// version (bases inline) still loads.
+    #[test]
+    fn bases_are_saved_apart_and_read_back() {
+        let store = LayoutStore::new(5);
+        let src =
+            b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let view = store.to_view(b"m.py", src);
+        let edited = [&view[..], b"\n\ndef d():\n    return 4\n"].concat();
+        let o = store.to_original(b"m.py", &edited, Some(src));
+        let st = store.state();
+        let f = &st.files[0];
+        assert!(f.base.is_none());
+        assert_eq!(f.base_blob.as_deref(), Some(digest(src).as_str()));
+        assert_eq!(store.base_blobs(), [digest(src)]);
+        assert_eq!(store.base_blob(&digest(src)).as_deref(), Some(&src[..]));
+        let json = serde_json::to_string(&st).unwrap();
+        assert!(!json.contains("\"original\""), "{json}");
+        // Read back with the bytes: the next write inverts against the same base.
+        let again = [&edited[..], b"\n\ndef e():\n    return 5\n"].concat();
+        let want = store.to_original(b"m.py", &again, Some(&o));
+        let found = |n: &str| (n == digest(src)).then(|| src.to_vec());
+        let back = LayoutStore::from_state(serde_json::from_str(&json).unwrap(), &found);
+        assert_eq!(back.to_original(b"m.py", &again, Some(&o)), want);
+        // Damaged bytes: the base is dropped, the layout kept.
+        let damaged = |_: &str| Some(b"something else".to_vec());
+        let back = LayoutStore::from_state(serde_json::from_str(&json).unwrap(), &damaged);
+        assert_eq!(back.to_view(b"m.py", &o), edited);
+        assert!(back.base_blobs().is_empty());
+        // An older state with the base inline.
+        let mut legacy = st.clone();
+        legacy.files[0].base = Some(BaseFile {
+            original: src.to_vec(),
+            layout: legacy.files[0].base_layout.take().unwrap(),
+        });
+        legacy.files[0].base_blob = None;
+        let back = LayoutStore::from_state(legacy, &|_| None);
+        assert_eq!(back.to_original(b"m.py", &again, Some(&o)), want);
     }
 
     #[test]
@@ -522,7 +640,7 @@ mod tests {
         let st = store.state();
         let paths: Vec<&[u8]> = st.files.iter().map(|f| f.path.as_slice()).collect();
         assert_eq!(paths, [&b"a.py"[..], b"c.py"]);
-        let back = LayoutStore::from_state(st);
+        let back = LayoutStore::from_state(st, &|n| store.base_blob(n));
         assert_eq!(back.to_view(b"a.py", &orig), store.to_view(b"a.py", &orig));
         assert_eq!(back.to_view(b"c.py", b), store.to_view(b"c.py", b));
     }

@@ -67,6 +67,15 @@ pub trait Transform: Send + Sync + 'static {
     fn save_state(&self) -> Option<Vec<u8>> {
         None
     }
+    /// Names (digests) of the blobs the saved state refers to, which are saved apart from it
+    /// and never change (Level 3's bases).
+    fn state_blobs(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The bytes of one of `state_blobs`.
+    fn state_blob(&self, _name: &str) -> Option<Vec<u8>> {
+        None
+    }
     /// A file or directory moved in the original (not over an existing file): per-path state
     /// moves with it.
     fn renamed(&self, _from_orig: &Path, _to_orig: &Path) {}
@@ -248,7 +257,7 @@ impl Transform for Composite {
     fn remembers_state(&self) -> bool {
         self.l3
             .as_ref()
-            .is_some_and(|s| !s.state().files.is_empty())
+            .is_some_and(layout::LayoutStore::remembers_any)
     }
 
     fn remembers(&self, orig_rel: &Path) -> bool {
@@ -260,6 +269,17 @@ impl Transform for Composite {
     fn save_state(&self) -> Option<Vec<u8>> {
         let store = self.l3.as_ref()?;
         serde_json::to_vec(&store.state()).ok()
+    }
+
+    fn state_blobs(&self) -> Vec<String> {
+        self.l3
+            .as_ref()
+            .map(layout::LayoutStore::base_blobs)
+            .unwrap_or_default()
+    }
+
+    fn state_blob(&self, name: &str) -> Option<Vec<u8>> {
+        self.l3.as_ref()?.base_blob(name)
     }
 
     fn renamed(&self, from_orig: &Path, to_orig: &Path) {
