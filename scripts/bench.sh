@@ -196,7 +196,17 @@ def op_sed(name, root):
 def prepare_sed(name, root):
     if name == "view":
         sh(f"xargs -0 cat <{sed_lists[name]} >/dev/null", cwd=root)
-prepares = {"sed_400": prepare_sed}
+# The same files, each given one line at the top (a real edit: the view inverts every file
+# through Level 3), and the line removed again after each run, untimed, through the same
+# target, so the tree is back to its bytes before the next target runs.
+def op_sed_edit(name, root):
+    def run():
+        sh(f"xargs -0 sed -i '1s/^/# bench edit\\n/' <{sed_lists[name]}", cwd=root)
+    return run
+def undo_sed_edit(name, root):
+    sh(f"xargs -0 sed -i '1d' <{sed_lists[name]}", cwd=root)
+prepares = {"sed_400": prepare_sed, "sed_edit_400": prepare_sed}
+finishes = {"sed_edit_400": undo_sed_edit}
 
 ops = [
     ("find_warm", "find -type f, warm", op_find, False, reps, "1.3"),
@@ -210,6 +220,8 @@ if E["BENCH_MODULES"]:
                 op_import, False, reps, "1.1"))
 ops.append(("sed_400", "sed -i over 400 .py files (bytes unchanged)", op_sed, False,
             cold_reps, "2.0"))
+ops.append(("sed_edit_400", "sed -i adding a line to 400 .py files (then undone, untimed)",
+            op_sed_edit, False, cold_reps, "2.0"))
 ops.append(("compileall", "python3 -m compileall -q (fresh PYTHONPYCACHEPREFIX)",
             op_compile, False, cold_reps, ""))
 has_git = os.path.isdir(os.path.join(E["BENCH_TREE"], ".git"))
@@ -250,8 +262,10 @@ for oid, label, make, cold, n, target in ops:
     fns = {name: make(name, root) for name, root in targets}
     times = {name: [] for name, _ in targets}
     if not cold:
-        for name, _ in targets:  # warm-up, not counted
+        for name, root in targets:  # warm-up, not counted
             fns[name]()
+            if oid in finishes:
+                finishes[oid](name, root)
     for i in range(n):
         order = targets[i % 3:] + targets[:i % 3]
         for name, root in order:
@@ -262,6 +276,8 @@ for oid, label, make, cold, n, target in ops:
             t0 = time.perf_counter()
             fns[name]()
             times[name].append(time.perf_counter() - t0)
+            if oid in finishes:
+                finishes[oid](name, root)
     med = {k: statistics.median(v) for k, v in times.items()}
     results.append((label, med, n, target))
     print(f"  {label}: " + ", ".join(f"{k} {v*1000:.0f} ms" for k, v in med.items()),
