@@ -171,3 +171,28 @@ fn edits_through_handles_without_a_watcher() {
         d.raw
     );
 }
+
+/// Each write request is a whole-file write-back, so the view asks writers for big buffers:
+/// it reports a 128 KiB preferred I/O size through the kernel, and Python's `open` takes its
+/// buffer size from it.
+#[test]
+fn the_view_asks_for_big_write_buffers() {
+    let test = "the_view_asks_for_big_write_buffers";
+    let seed = 69;
+    let repo = Repo::sample();
+    let view_rel = repo.view_path(seed, "bookmobile/ledger.py");
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(m.path(&view_rel)).unwrap();
+    assert_eq!(meta.blksize(), 128 * 1024);
+    let out = python3()
+        .arg("-c")
+        .arg("import sys; f = open(sys.argv[1], 'ab'); print(f.raw._blksize); f.close()")
+        .arg(m.path(&view_rel))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "131072");
+}
