@@ -2323,3 +2323,67 @@ fn primed_files_of_a_moved_directory_keep_their_view() {
     let o = fs_.open(moved.ino, libc::O_RDONLY).unwrap();
     assert_eq!(fs_.read(moved.ino, o.fh, 0, 4096).unwrap(), view);
 }
+
+/// A Level 3 edit saves the file's base apart from `layouts.json` (which holds no original
+/// bytes), and a daemon started later on the same state directory finds the base again by
+/// its digest and reads back what was written (law 2 across a remount).
+#[test]
+fn the_base_of_an_edit_is_saved_apart_and_found_after_a_remount() {
+    use crate::transform::{layout::LayoutStore, Composite};
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let state = dir.path().join("state");
+    let src: &[u8] = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\ndef third():\n    return 3\n";
+    write(&orig.join("m.py"), src);
+    let seed = (0..)
+        .find(|&s| LayoutStore::new(s).to_view(b"m.py", src) != src)
+        .unwrap();
+    let load = || {
+        let saved = fs::read(state.join(TRANSFORM_STATE_FILE))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        let blobs = state.join(TRANSFORM_BLOBS_DIR);
+        let l3 = match saved {
+            Some(st) => LayoutStore::from_state(st, &|n| fs::read(blobs.join(n)).ok()),
+            None => LayoutStore::new(seed),
+        };
+        ViewFs::new(
+            &orig,
+            &state,
+            Arc::new(Composite {
+                l2: None,
+                l3: Some(l3),
+            }),
+            Options::default(),
+        )
+        .unwrap()
+    };
+    let first = load();
+    let a = first.lookup_path(Path::new("m.py")).unwrap();
+    let view = first.read_ino(a.ino, 0, 1 << 20).unwrap();
+    let edited = [&view[..], b"\n\ndef fourth():\n    return 4\n"].concat();
+    let o = first.open(a.ino, libc::O_WRONLY | libc::O_TRUNC).unwrap();
+    first.write(a.ino, o.fh, 0, &edited).unwrap();
+    first.release(a.ino, o.fh).unwrap();
+    assert_eq!(first.transform.state_blobs().len(), 1);
+    drop(first);
+    let saved: serde_json::Value =
+        serde_json::from_slice(&fs::read(state.join(TRANSFORM_STATE_FILE)).unwrap()).unwrap();
+    let entry = &saved["files"][0];
+    assert!(entry.get("base").is_none(), "no base inline: {entry}");
+    assert!(entry["base_blob"].is_string(), "{entry}");
+    let blob = fs::read_dir(state.join(TRANSFORM_BLOBS_DIR))
+        .unwrap()
+        .flatten()
+        .map(|e| fs::read(e.path()).unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(blob, [src.to_vec()], "the base is the first original");
+    let second = load();
+    assert_eq!(
+        second.transform.state_blobs().len(),
+        1,
+        "the base came back"
+    );
+    let a = second.lookup_path(Path::new("m.py")).unwrap();
+    assert_eq!(second.read_ino(a.ino, 0, 1 << 20).unwrap(), edited);
+}
