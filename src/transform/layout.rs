@@ -251,12 +251,25 @@ pub struct LayoutState {
 struct Entry {
     hash: String,
     layout: Layout,
-    base: Option<BaseFile>,
-    /// `digest(base.original)`, kept so that saving does not hash every base again.
-    base_sha: Option<String>,
+    base: Option<Base>,
     /// The layout is `plan(path, original)`: a fresh plan gives it again, so it need not be
     /// saved (the saved state holds only what writes and renames made).
     planned: bool,
+}
+
+/// A base with the digest of its original bytes, the name it is saved under: a base never
+/// changes once set, so the digest is taken once, when the base is.
+#[derive(Debug, Clone)]
+struct Base {
+    file: BaseFile,
+    sha: String,
+}
+
+impl Base {
+    fn new(file: BaseFile) -> Base {
+        let sha = digest(&file.original);
+        Base { file, sha }
+    }
 }
 
 fn digest(bytes: &[u8]) -> String {
@@ -292,11 +305,12 @@ impl LayoutStore {
             .into_iter()
             .map(|f| {
                 let base = match (f.base, f.base_blob, f.base_layout) {
-                    (Some(b), _, _) => Some(b),
+                    (Some(b), _, _) => Some(Base::new(b)),
                     (None, Some(sha), Some(layout)) => match blob(&sha) {
-                        Some(original) if digest(&original) == sha => {
-                            Some(BaseFile { original, layout })
-                        }
+                        Some(original) if digest(&original) == sha => Some(Base {
+                            file: BaseFile { original, layout },
+                            sha,
+                        }),
                         _ => {
                             tracing::warn!(
                                 path = %String::from_utf8_lossy(&f.path),
@@ -307,14 +321,12 @@ impl LayoutStore {
                     },
                     _ => None,
                 };
-                let base_sha = base.as_ref().map(|b| digest(&b.original));
                 (
                     f.path,
                     Entry {
                         hash: f.hash,
                         layout: f.layout,
                         base,
-                        base_sha,
                         planned: false,
                     },
                 )
@@ -338,8 +350,8 @@ impl LayoutStore {
                 hash: e.hash.clone(),
                 layout: e.layout.clone(),
                 base: None,
-                base_blob: e.base_sha.clone(),
-                base_layout: e.base.as_ref().map(|b| b.layout.clone()),
+                base_blob: e.base.as_ref().map(|b| b.sha.clone()),
+                base_layout: e.base.as_ref().map(|b| b.file.layout.clone()),
             })
             .collect();
         LayoutState {
@@ -373,7 +385,6 @@ impl LayoutStore {
                 hash,
                 layout: planned.clone(),
                 base: None,
-                base_sha: None,
                 planned: true,
             },
         );
@@ -396,45 +407,39 @@ impl LayoutStore {
             .lock()
             .get(path)
             .filter(|e| e.hash == hash)
-            .map(|e| {
-                (
-                    e.layout.clone(),
-                    e.base.clone(),
-                    e.base_sha.clone(),
-                    e.planned,
-                )
-            });
-        let (anchor, anchor_sha, anchor_planned) = match known {
-            Some((_, Some(base), sha, _)) => {
-                let sha = sha.unwrap_or_else(|| digest(&base.original));
-                (base, sha, false)
-            }
-            Some((layout, None, _, planned)) => (
-                BaseFile {
-                    original: current.to_vec(),
-                    layout,
+            .map(|e| (e.layout.clone(), e.base.clone(), e.planned));
+        // A base made here is the current original, whose digest is `hash`.
+        let (anchor, anchor_planned) = match known {
+            Some((_, Some(base), _)) => (base, false),
+            Some((layout, None, planned)) => (
+                Base {
+                    file: BaseFile {
+                        original: current.to_vec(),
+                        layout,
+                    },
+                    sha: hash,
                 },
-                hash,
                 planned,
             ),
             // Never seen, or changed behind our back: start from what is there now.
             None => (
-                BaseFile {
-                    original: current.to_vec(),
-                    layout: plan(path, current, self.seed),
+                Base {
+                    file: BaseFile {
+                        original: current.to_vec(),
+                        layout: plan(path, current, self.seed),
+                    },
+                    sha: hash,
                 },
-                hash,
                 true,
             ),
         };
-        let (original, layout) = inverse(&anchor.original, &anchor.layout, view);
-        let pristine = original == anchor.original && layout == anchor.layout;
+        let (original, layout) = inverse(&anchor.file.original, &anchor.file.layout, view);
+        let pristine = original == anchor.file.original && layout == anchor.file.layout;
         self.files.lock().insert(
             path.to_vec(),
             Entry {
                 hash: digest(&original),
                 layout,
-                base_sha: (!pristine).then_some(anchor_sha),
                 base: (!pristine).then_some(anchor),
                 // A file written back as it was keeps the layout a fresh plan gives it, so
                 // the saved state does not grow (and need not be written again) when a tool
@@ -451,7 +456,7 @@ impl LayoutStore {
             .lock()
             .values()
             .filter(|e| !e.planned)
-            .filter_map(|e| e.base_sha.clone())
+            .filter_map(|e| e.base.as_ref().map(|b| b.sha.clone()))
             .collect()
     }
 
@@ -460,8 +465,8 @@ impl LayoutStore {
         self.files
             .lock()
             .values()
-            .find(|e| e.base_sha.as_deref() == Some(sha))
-            .and_then(|e| e.base.as_ref().map(|b| b.original.clone()))
+            .find_map(|e| e.base.as_ref().filter(|b| b.sha == sha))
+            .map(|b| b.file.original.clone())
     }
 
     /// Whether any write or rename left a layout (the saved state is not empty).
