@@ -1085,14 +1085,7 @@ mod tests {
 
     #[test]
     fn disagreements_name_each_option_given_that_differs() {
-        let tree = Tree {
-            files: vec![TreeFile {
-                rel: PathBuf::from("m.py"),
-                content: b"def loan_total(x):\n    return x\n".to_vec(),
-            }],
-            dirs: vec![],
-            generated: vec![],
-        };
+        let tree = one_file_tree("m.py", "def loan_total(x):\n    return x\n");
         let opts = BuildOptions {
             seed: 7,
             levels: vec![2, 3],
@@ -1139,14 +1132,7 @@ mod tests {
     #[test]
     fn the_view_renames_outside_names_that_are_only_locals() {
         let src = "def shuffle_cards(deck):\n    remaining = list(deck)\n    values = remaining\n    len = 3\n    return values, len\n\ndef show(d):\n    return d.values()\n";
-        let tree = Tree {
-            files: vec![TreeFile {
-                rel: PathBuf::from("pkg/cards.py"),
-                content: src.as_bytes().to_vec(),
-            }],
-            dirs: vec![PathBuf::from("pkg")],
-            generated: vec![],
-        };
+        let tree = one_file_tree("pkg/cards.py", src);
         let env = EnvScan {
             groups: [(
                 String::new(),
@@ -1194,14 +1180,7 @@ mod tests {
     #[test]
     fn no_virtual_word_is_an_outside_name_in_another_case() {
         let src = "ORDER_BY = 'BYWEEKDAY'\n\ndef handle_byweekday(sprocket, gadget, widget):\n    return sprocket + gadget + widget\n\nclass Flywheel:\n    flange_count = 3\n    def rotate_flywheel(self, torque_value):\n        return torque_value\n";
-        let tree = Tree {
-            files: vec![TreeFile {
-                rel: PathBuf::from("pkg/wheel.py"),
-                content: src.as_bytes().to_vec(),
-            }],
-            dirs: vec![PathBuf::from("pkg")],
-            generated: vec![],
-        };
+        let tree = one_file_tree("pkg/wheel.py", src);
         let outside: Vec<String> = crate::transform::lexicon::vocabulary()
             .enumerate()
             .filter(|(i, _)| i % 2 == 0)
@@ -1436,6 +1415,24 @@ mod tests {
                 !blob.windows(run.len()).any(|w| w == run.as_bytes()),
                 "{run} is renamed but stored in a binary file"
             );
+        }
+    }
+
+    /// A tree of one file at `rel` (its directories listed).
+    fn one_file_tree(rel: &str, src: &str) -> Tree {
+        let rel = PathBuf::from(rel);
+        Tree {
+            dirs: rel
+                .ancestors()
+                .skip(1)
+                .filter(|d| !d.as_os_str().is_empty())
+                .map(Path::to_path_buf)
+                .collect(),
+            files: vec![TreeFile {
+                rel,
+                content: src.as_bytes().to_vec(),
+            }],
+            generated: vec![],
         }
     }
 

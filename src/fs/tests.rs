@@ -1411,6 +1411,29 @@ impl Transform for BaseRecorder {
     }
 }
 
+/// A view over the files of `orig` whose transform records what it is asked (`BaseRecorder`).
+fn recording_view(dir: &Path, orig: &Path) -> (Arc<BaseRecorder>, ViewFs) {
+    let t = Arc::new(BaseRecorder::default());
+    let fs = ViewFs::new(orig, &dir.join("state"), t.clone(), Options::default()).unwrap();
+    (t, fs)
+}
+
+/// Create `name` in the view's root holding `bytes`, through a handle.
+fn create_in_root(fs: &ViewFs, name: &str, bytes: &[u8]) {
+    let (a, o) = fs
+        .create(
+            ROOT_INO,
+            OsStr::new(name),
+            0o644,
+            0o022,
+            libc::O_WRONLY,
+            Caller::daemon(),
+        )
+        .unwrap();
+    fs.write(a.ino, o.fh, 0, bytes).unwrap();
+    fs.release(a.ino, o.fh).unwrap();
+}
+
 /// `sed -i` writes a temp file and renames it over the file: when the bytes are what the view
 /// showed for that file, its original comes back as it was without running the inverse
 /// transform (law 1 says what the inverse would give); other bytes still go through it.
@@ -1419,27 +1442,9 @@ fn a_rename_over_a_file_with_its_own_view_bytes_keeps_the_original_untransformed
     let dir = tempfile::tempdir().unwrap();
     let orig = dir.path().join("orig");
     write(&orig.join("m.py"), b"def a():\n    pass\n");
-    let t = Arc::new(BaseRecorder::default());
-    let fs = ViewFs::new(
-        &orig,
-        &dir.path().join("state"),
-        t.clone(),
-        Options::default(),
-    )
-    .unwrap();
+    let (t, fs) = recording_view(dir.path(), &orig);
     let save_as_m = |bytes: &[u8]| {
-        let (a, o) = fs
-            .create(
-                ROOT_INO,
-                OsStr::new("sedXYZ"),
-                0o644,
-                0o022,
-                libc::O_WRONLY,
-                Caller::daemon(),
-            )
-            .unwrap();
-        fs.write(a.ino, o.fh, 0, bytes).unwrap();
-        fs.release(a.ino, o.fh).unwrap();
+        create_in_root(&fs, "sedXYZ", bytes);
         let calls = t.bases.lock().len();
         fs.rename(
             ROOT_INO,
@@ -1465,6 +1470,9 @@ fn a_rename_over_a_file_with_its_own_view_bytes_keeps_the_original_untransformed
         fs::read(orig.join("m.py")).unwrap(),
         b"def a():\n    pass\n"
     );
+    // Read your writes (law 2): the file shows what was renamed over it.
+    let a = fs.lookup_path(Path::new("m.py")).unwrap();
+    assert_eq!(fs.read_ino(a.ino, 0, 1 << 20).unwrap(), shown);
     assert_eq!(save_as_m(b"def a():\n    return 2\n"), 1);
     assert_eq!(
         fs::read(orig.join("m.py")).unwrap(),
@@ -1481,28 +1489,9 @@ fn a_file_removed_and_created_again_is_an_edit_of_the_old_one() {
     let orig = dir.path().join("orig");
     write(&orig.join("m.py"), b"def a():\n    pass\n");
     write(&orig.join("other.py"), b"x = 1\n");
-    let t = Arc::new(BaseRecorder::default());
-    let fs = ViewFs::new(
-        &orig,
-        &dir.path().join("state"),
-        t.clone(),
-        Options::default(),
-    )
-    .unwrap();
+    let (t, fs) = recording_view(dir.path(), &orig);
     fs.unlink(ROOT_INO, OsStr::new("m.py")).unwrap();
-    let (a, o) = fs
-        .create(
-            ROOT_INO,
-            OsStr::new("m.py"),
-            0o644,
-            0o022,
-            libc::O_WRONLY,
-            Caller::daemon(),
-        )
-        .unwrap();
-    fs.write(a.ino, o.fh, 0, b"def a():\n    return 1\n")
-        .unwrap();
-    fs.release(a.ino, o.fh).unwrap();
+    create_in_root(&fs, "m.py", b"def a():\n    return 1\n");
     assert_eq!(
         t.bases.lock().last().cloned().flatten().as_deref(),
         Some(&b"def a():\n    pass\n"[..])
@@ -1521,18 +1510,7 @@ fn a_file_removed_and_created_again_is_an_edit_of_the_old_one() {
         Some(&b"def a():\n    return 1\n"[..])
     );
     // A file never unlinked is created as a new one.
-    let (a, o) = fs
-        .create(
-            ROOT_INO,
-            OsStr::new("new.py"),
-            0o644,
-            0o022,
-            libc::O_WRONLY,
-            Caller::daemon(),
-        )
-        .unwrap();
-    fs.write(a.ino, o.fh, 0, b"z = 3\n").unwrap();
-    fs.release(a.ino, o.fh).unwrap();
+    create_in_root(&fs, "new.py", b"z = 3\n");
     assert_eq!(
         t.bases.lock().last().cloned().flatten().as_deref(),
         Some(&b""[..])
@@ -1542,19 +1520,7 @@ fn a_file_removed_and_created_again_is_an_edit_of_the_old_one() {
     // renames): the new file is an edit of the old one, whose state moves with it.
     write(&orig.join("big.py"), b"a = 1\nb = 2\nc = 3\nd = 4\n");
     fs.unlink(ROOT_INO, OsStr::new("big.py")).unwrap();
-    let (a, o) = fs
-        .create(
-            ROOT_INO,
-            OsStr::new("moved.py"),
-            0o644,
-            0o022,
-            libc::O_WRONLY,
-            Caller::daemon(),
-        )
-        .unwrap();
-    fs.write(a.ino, o.fh, 0, b"a = 1\nb = 2\nc = 3\ne = 5\n")
-        .unwrap();
-    fs.release(a.ino, o.fh).unwrap();
+    create_in_root(&fs, "moved.py", b"a = 1\nb = 2\nc = 3\ne = 5\n");
     assert_eq!(
         t.bases.lock().last().cloned().flatten().as_deref(),
         Some(&b"a = 1\nb = 2\nc = 3\nd = 4\n"[..])

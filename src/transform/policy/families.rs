@@ -136,11 +136,7 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
 /// read back to the call's open bracket on the same line; a bracket inside another literal
 /// there can hide a call (the fragment is then missed, as before this rule).
 fn affix_compared(src: &[u8], quote: usize) -> Option<bool> {
-    let mut i = quote;
-    // Skip a string prefix (`b"`, `rb"`).
-    while i > 0 && src[i - 1].is_ascii_alphabetic() && quote - (i - 1) <= 2 {
-        i -= 1;
-    }
+    let mut i = literal_start(src, quote);
     let mut depth = 0usize;
     let mut in_tuple = false;
     while i > 0 {
@@ -311,12 +307,19 @@ pub(super) fn next_code_byte(src: &[u8], mut i: usize) -> Option<u8> {
     src.get(i).copied()
 }
 
-pub(super) fn prev_code_byte(src: &[u8], i: usize) -> Option<u8> {
-    // `i` is the index of the opening quote; skip a string prefix and spaces before it.
-    let mut j = i;
-    while j > 0 && src[j - 1].is_ascii_alphabetic() && i - (j - 1) <= 2 {
+/// Where the literal whose opening quote is at `quote` starts: before its prefix (`b"`,
+/// `rb"`), if it has one.
+fn literal_start(src: &[u8], quote: usize) -> usize {
+    let mut j = quote;
+    while j > 0 && src[j - 1].is_ascii_alphabetic() && quote - (j - 1) <= 2 {
         j -= 1;
     }
+    j
+}
+
+pub(super) fn prev_code_byte(src: &[u8], i: usize) -> Option<u8> {
+    // `i` is the index of the opening quote; skip a string prefix and spaces before it.
+    let mut j = literal_start(src, i);
     while j > 0 && (src[j - 1] == b' ' || src[j - 1] == b'\t') {
         j -= 1;
     }
