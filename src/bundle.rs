@@ -1210,6 +1210,71 @@ mod tests {
         }
     }
 
+    /// PLY collects its lexer rules by the start of their names (`f[:2] == 't_'`), splits
+    /// each name at underscores and matches the parts with the strings of its `tokens` and
+    /// `states` tuples: the view renamed `t_MINUS` but kept `'MINUS'` ("Rule 't_BADLY'
+    /// defined for an unspecified token BADLY"), so pycparser's lexer did not build. The
+    /// strings that spell a rest change with the names; `t_error`, whose rest is an outside
+    /// name the code compares with, keeps it. A string that spells no rest (`'GOLF'`) is
+    /// data as before.
+    #[test]
+    fn strings_spelling_the_rest_of_names_picked_by_their_start_change_with_them() {
+        let src = "tokens = ('PLUS', 'NUMBER', 'GOLF')\nstates = (('comment', 'exclusive'),)\n\n\
+                   def collect(ldict):\n    rules = [f for f in ldict if f[:2] == 't_']\n    \
+                   out = {}\n    for f in rules:\n        parts = f.split('_')\n        \
+                   if parts[-1] == 'error':\n            continue\n        out[f] = parts\n    \
+                   return out\n\n\
+                   class Lexer:\n    t_PLUS = r'\\+'\n    t_comment_ignore = ' '\n\n    \
+                   def t_NUMBER(self, t):\n        return t\n\n    \
+                   def t_comment_end(self, t):\n        t.lexer.begin('INITIAL')\n\n    \
+                   def t_error(self, t):\n        return t\n";
+        let tree = one_file_tree("pkg/lexer.py", src);
+        let env = EnvScan {
+            groups: [(String::new(), vec!["error".to_string()])]
+                .into_iter()
+                .collect(),
+            ..EnvScan::default()
+        };
+        let b = build_with_env(&tree, &env, &level2(7), &Progress::hidden());
+        let r = b.renamer().unwrap();
+        let view = String::from_utf8(r.swap_content(b"pkg/lexer.py", src.as_bytes()).into_owned())
+            .unwrap();
+        let image = |w: &str| -> String {
+            let line = format!("{w}\n");
+            let v = r
+                .swap_content(b"pkg/lexer.py", line.as_bytes())
+                .into_owned();
+            String::from_utf8(v).unwrap().trim_end().to_string()
+        };
+        let (plus, number, comment) = (image("t_PLUS"), image("t_NUMBER"), image("t_comment_end"));
+        assert!(plus != "t_PLUS" && number != "t_NUMBER", "{view}");
+        let plus = plus.strip_prefix("t_").unwrap();
+        let number = number.strip_prefix("t_").unwrap();
+        let comment = comment
+            .strip_prefix("t_")
+            .unwrap()
+            .split('_')
+            .next()
+            .unwrap();
+        assert_ne!(comment, "comment", "{view}");
+        assert!(
+            view.contains(&format!(" = ('{plus}', '{number}', 'GOLF')")),
+            "{view}"
+        );
+        assert!(
+            view.contains(&format!("(('{comment}', 'exclusive'),)")),
+            "{view}"
+        );
+        assert!(
+            view.contains("def t_error(") && view.contains("== 'error'"),
+            "{view}"
+        );
+        assert_eq!(
+            r.swap_content(b"pkg/lexer.py", view.as_bytes()),
+            src.as_bytes()
+        );
+    }
+
     #[test]
     fn words_only_locals_use_stay_in_strings_and_comments() {
         // parso keeps its message word in a local named after it

@@ -671,3 +671,28 @@ class Examples(type):
     assert!(f.owned_runs.contains("level4_form_cases"));
     assert!(!f.frozen_tokens.contains_key("form"));
 }
+
+/// A slice as long as the literal it is compared with is how older code spells `startswith`
+/// (PLY: `f[:2] == 't_'`), and `[-n:]` spells `endswith`. A slice of another length, or a
+/// literal compared with a whole name, is no such comparison.
+#[test]
+fn slices_compared_with_a_literal_of_their_length_compare_affixes() {
+    let src: &[u8] = br#"
+picked = [f for f in names if f[:6] == "widget"]
+tails = [f for f in names if f[-6:] != 'gadget']
+wrong = [f for f in names if f[:3] == "sprocket"]
+whole = [f for f in names if f == "flywheel"]
+"#;
+    let found: Vec<(String, bool)> = dynamic_fragments(src)
+        .into_iter()
+        .map(|f| (f.text, f.prefix))
+        .collect();
+    assert!(found.contains(&("widget".to_string(), true)), "{found:?}");
+    assert!(found.contains(&("gadget".to_string(), false)), "{found:?}");
+    assert!(
+        !found
+            .iter()
+            .any(|(t, _)| t == "sprocket" || t == "flywheel"),
+        "{found:?}"
+    );
+}

@@ -132,10 +132,15 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
 
 /// Whether the literal whose opening quote is at `quote` is an argument of a
 /// `startswith(...)` (`Some(true)`: the names start with it) or `endswith(...)` call
-/// (`Some(false)`), alone or in a tuple (`name.endswith(("_a", "_b"))`). The arguments are
-/// read back to the call's open bracket on the same line; a bracket inside another literal
-/// there can hide a call (the fragment is then missed, as before this rule).
-fn affix_compared(src: &[u8], quote: usize) -> Option<bool> {
+/// (`Some(false)`), alone or in a tuple (`name.endswith(("_a", "_b"))`), or is compared
+/// with a slice of its own length (`f[:2] == "t_"`, `name[-4:] != "_opt"`; see
+/// `slice_compared`). The arguments are read back to the call's open bracket on the same
+/// line; a bracket inside another literal there can hide a call (the fragment is then
+/// missed, as before this rule).
+pub(super) fn affix_compared(src: &[u8], quote: usize) -> Option<bool> {
+    if let Some(side) = slice_compared(src, quote) {
+        return Some(side);
+    }
     let mut i = literal_start(src, quote);
     let mut depth = 0usize;
     let mut in_tuple = false;
@@ -167,6 +172,53 @@ fn affix_compared(src: &[u8], quote: usize) -> Option<bool> {
         }
     }
     None
+}
+
+/// Whether the literal opened at `quote` is compared (`==`/`!=`) with a slice that keeps as
+/// many characters as it has: `x[:2] == "t_"` (`Some(true)`, a prefix) or `x[-4:] ==
+/// "_opt"` (`Some(false)`), the slice on the left. This is how older code spells
+/// `startswith` (PLY collects its lexer rules with `f[:2] == 't_'`).
+fn slice_compared(src: &[u8], quote: usize) -> Option<bool> {
+    let q = *src.get(quote)?;
+    let len = src
+        .get(quote + 1..)?
+        .iter()
+        .position(|&b| b == q || b == b'\\' || b == b'\n')?;
+    if src.get(quote + 1 + len) != Some(&q) {
+        return None;
+    }
+    let skip_blank = |mut j: usize| {
+        while j > 0 && matches!(src[j - 1], b' ' | b'\t') {
+            j -= 1;
+        }
+        j
+    };
+    let mut j = skip_blank(literal_start(src, quote));
+    if j < 2 || !matches!(&src[j - 2..j], b"==" | b"!=") {
+        return None;
+    }
+    j = skip_blank(j - 2);
+    if j == 0 || src[j - 1] != b']' {
+        return None;
+    }
+    let close = j - 1;
+    let open = src[..close]
+        .iter()
+        .rposition(|&b| b == b'[' || b == b'\n')?;
+    if src[open] != b'[' {
+        return None;
+    }
+    let inside = std::str::from_utf8(&src[open + 1..close])
+        .ok()?
+        .replace(' ', "");
+    let (side, digits) = if let Some(d) = inside.strip_prefix(':') {
+        (true, d)
+    } else if let Some(d) = inside.strip_prefix('-').and_then(|d| d.strip_suffix(':')) {
+        (false, d)
+    } else {
+        return None;
+    };
+    (digits.parse::<usize>().ok()? == len && len > 0).then_some(side)
 }
 
 /// Whether `__name__` appears on the line of `start..end`, the line before or the line after.

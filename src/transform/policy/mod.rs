@@ -205,6 +205,9 @@ struct FileFacts<'a> {
     /// Whole string literals passed to a method that cuts a string and keeps the rest
     /// (`name.partition("ParamType")`): see `add_affix_rests`.
     cut_strings: HashSet<&'a str>,
+    /// Whole string literals that names are compared with by their start (`true`) or end
+    /// (`f[:2] == "t_"`, `name.startswith("visit")`): see `add_compared_rests`.
+    compared_strings: HashSet<(&'a str, bool)>,
     /// Runs inside regular expressions written as literals (see `patterns`).
     pattern_runs: HashSet<&'a str>,
     /// Runs of string literals that spell a codec name (`"iso-8859-1"`, see `codec_literal`).
@@ -307,6 +310,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         exposed_by_code: exposed.by_code,
         whole_strings: HashSet::new(),
         cut_strings: HashSet::new(),
+        compared_strings: HashSet::new(),
         pattern_runs,
         codec_runs: HashSet::new(),
     };
@@ -339,6 +343,9 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
             ff.whole_strings.insert(run);
             if cutting_method(src, r.start - 1).is_some() {
                 ff.cut_strings.insert(run);
+            }
+            if let Some(prefix) = families::affix_compared(src, r.start - 1) {
+                ff.compared_strings.insert((run, prefix));
             }
         }
     }
@@ -593,6 +600,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     f.seen_tokens = seen.into_iter().collect();
     f.add_code_runs(code_runs.into_iter().map(str::to_string));
     add_affix_rests(&facts, input, &mut f);
+    add_compared_rests(&facts, input, &mut f);
     // Owned: what the repository defines, plus its module names (file stems, packages).
     let owned: BTreeSet<&String> = input
         .defined
@@ -824,6 +832,72 @@ fn add_affix_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Fin
         }
     }
     f.add_code_runs(rests);
+    for t in kept {
+        f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
+    }
+}
+
+/// Names picked by how they start or end (`f[:2] == "t_"`, `name.startswith("p_")`) are
+/// read by the program, which takes the rest of each name as data: PLY matches the rest of
+/// `t_PLUS` with the string `'PLUS'` of a `tokens` tuple, and, as it splits names at
+/// underscores, the `ppline` of `t_ppline_NEWLINE` with the state `'ppline'`. A whole string
+/// literal that spells such a rest (or, when the code splits strings at `"_"`, a part of one)
+/// is that data: it counts as a name the code uses, so it changes with the names. When it
+/// must stay (an outside name, PLY's `t_error`), its tokens stay, so the names keep it.
+/// Only when the program also cuts names (a literal `"_"`, or the compared literal itself,
+/// given to a cutting method): a comparison alone leaves no rest. Rests that no literal
+/// spells change nothing: a `test` prefix does not make words of every test's name.
+fn add_compared_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Findings) {
+    let compared: BTreeSet<(&str, bool)> = facts
+        .iter()
+        .flat_map(|ff| ff.compared_strings.iter().copied())
+        .collect();
+    if compared.is_empty() {
+        return;
+    }
+    let whole: HashSet<&str> = facts
+        .iter()
+        .flat_map(|ff| ff.whole_strings.iter().copied())
+        .collect();
+    let cut: HashSet<&str> = facts
+        .iter()
+        .flat_map(|ff| ff.cut_strings.iter().copied())
+        .collect();
+    let split_at_underscore = cut.contains("_");
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut kept: Vec<String> = Vec::new();
+    for run in &f.code_runs {
+        for &(affix, prefix) in &compared {
+            // A comparison alone leaves no rest: the program must also cut names, at
+            // underscores or by the literal itself.
+            if !split_at_underscore && !cut.contains(affix) {
+                continue;
+            }
+            let rest = if prefix {
+                run.strip_prefix(affix)
+            } else {
+                run.strip_suffix(affix)
+            };
+            let Some(rest) = rest.map(|r| r.trim_matches('_')).filter(|r| !r.is_empty()) else {
+                continue;
+            };
+            let parts = split_at_underscore
+                .then(|| rest.split('_').filter(|p| !p.is_empty() && *p != rest))
+                .into_iter()
+                .flatten();
+            for data in std::iter::once(rest).chain(parts) {
+                if !whole.contains(data) || owned_tokens(data).next().is_none() {
+                    continue;
+                }
+                if freeze_reason(data, input, f).is_some() {
+                    kept.extend(owned_tokens(data));
+                } else {
+                    names.insert(data.to_string());
+                }
+            }
+        }
+    }
+    f.add_code_runs(names);
     for t in kept {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
     }
