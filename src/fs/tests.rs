@@ -2353,3 +2353,59 @@ fn the_base_of_an_edit_is_saved_apart_and_found_after_a_remount() {
     let a = second.lookup_path(Path::new("m.py")).unwrap();
     assert_eq!(second.read_ino(a.ino, 0, 1 << 20).unwrap(), edited);
 }
+
+/// Law 9's order for the transform state: the base blobs are saved before `layouts.json`
+/// that names them, so a state on disk never names a missing blob. Here the blob directory
+/// cannot be made (a plain file stands in its place): the edit still reaches the original,
+/// and no state naming the unsaved blob is written; once the blob can be saved, the next
+/// write-back saves both.
+#[test]
+fn a_state_is_never_saved_before_the_blobs_it_names() {
+    use crate::transform::{layout::LayoutStore, Composite};
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let state = dir.path().join("state");
+    let src: &[u8] = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\ndef third():\n    return 3\n";
+    write(&orig.join("m.py"), src);
+    let seed = (0..)
+        .find(|&s| LayoutStore::new(s).to_view(b"m.py", src) != src)
+        .unwrap();
+    let fs_ = ViewFs::new(
+        &orig,
+        &state,
+        Arc::new(Composite {
+            l2: None,
+            l3: Some(LayoutStore::new(seed)),
+        }),
+        Options::default(),
+    )
+    .unwrap();
+    let blocker = state.join(TRANSFORM_BLOBS_DIR);
+    fs::create_dir_all(&state).unwrap();
+    fs::write(&blocker, b"not a directory").unwrap();
+    let a = fs_.lookup_path(Path::new("m.py")).unwrap();
+    let view = fs_.read_ino(a.ino, 0, 1 << 20).unwrap();
+    let edited = [&view[..], b"\n\ndef fourth():\n    return 4\n"].concat();
+    let o = fs_.open(a.ino, libc::O_WRONLY | libc::O_TRUNC).unwrap();
+    fs_.write(a.ino, o.fh, 0, &edited).unwrap();
+    fs_.release(a.ino, o.fh).unwrap();
+    let written = String::from_utf8(fs::read(orig.join("m.py")).unwrap()).unwrap();
+    assert!(
+        written.contains("def fourth():"),
+        "the edit reached the original: {written}"
+    );
+    assert!(
+        !state.join(TRANSFORM_STATE_FILE).exists(),
+        "a state naming a blob that could not be saved was written"
+    );
+    // The blob directory can be made now: the next write-back saves the blob, then the state.
+    fs::remove_file(&blocker).unwrap();
+    let o = fs_.open(a.ino, libc::O_WRONLY | libc::O_TRUNC).unwrap();
+    let again = [&edited[..], b"\n\ndef fifth():\n    return 5\n"].concat();
+    fs_.write(a.ino, o.fh, 0, &again).unwrap();
+    fs_.release(a.ino, o.fh).unwrap();
+    let saved: serde_json::Value =
+        serde_json::from_slice(&fs::read(state.join(TRANSFORM_STATE_FILE)).unwrap()).unwrap();
+    let name = saved["files"][0]["base_blob"].as_str().unwrap().to_string();
+    assert_eq!(fs::read(blocker.join(name)).unwrap(), src);
+}
