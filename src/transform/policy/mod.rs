@@ -189,7 +189,11 @@ pub fn is_outside_module(top: &str, input: &PolicyInput<'_>) -> bool {
     input.env_modules.contains(top) || !input.tree_modules.contains(top)
 }
 
-/// What one Python file contributes to the policy.
+/// What Python files contribute to the policy: one file's facts, or the union of many
+/// (`merge`). Every rule reads them as a union, so files are folded in as they are read
+/// instead of keeping a set per file: on a tree ten times Django's size the per-file sets
+/// were about a third of the map's peak memory.
+#[derive(Default)]
 struct FileFacts<'a> {
     /// Names imported from outside modules (module path parts and imported names).
     frozen_imports: Vec<String>,
@@ -224,6 +228,30 @@ const CUTTING_METHODS: &[&str] = &[
     "split",
     "rsplit",
 ];
+
+impl<'a> FileFacts<'a> {
+    /// The union of two files' facts (the larger set takes the smaller one's entries).
+    fn merge(mut self, mut other: FileFacts<'a>) -> FileFacts<'a> {
+        fn union<T: Eq + std::hash::Hash>(a: &mut HashSet<T>, b: &mut HashSet<T>) {
+            if a.len() < b.len() {
+                std::mem::swap(a, b);
+            }
+            a.extend(b.drain());
+        }
+        self.frozen_imports.append(&mut other.frozen_imports);
+        self.fragments.append(&mut other.fragments);
+        union(&mut self.runs, &mut other.runs);
+        union(&mut self.code_runs, &mut other.code_runs);
+        union(&mut self.exposed, &mut other.exposed);
+        union(&mut self.exposed_by_code, &mut other.exposed_by_code);
+        union(&mut self.whole_strings, &mut other.whole_strings);
+        union(&mut self.cut_strings, &mut other.cut_strings);
+        union(&mut self.compared_strings, &mut other.compared_strings);
+        union(&mut self.pattern_runs, &mut other.pattern_runs);
+        union(&mut self.codec_runs, &mut other.codec_runs);
+        self
+    }
+}
 
 /// The cutting method (`CUTTING_METHODS`) whose first argument is the string literal opened
 /// at `quote` (`.partition(` right before it), if any.
@@ -388,25 +416,24 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .insert(u.to_ascii_lowercase(), FreezeReason::User);
         }
     }
-    // Per-file facts in parallel; every distinct run is split into tokens once.
-    let mut facts: Vec<FileFacts<'_>> = input
+    // Per-file facts in parallel, folded into their union as they come.
+    let mut facts: FileFacts<'_> = input
         .python
         .par_iter()
         .map(|(_, src)| file_facts(src, input))
-        .collect();
+        .reduce(FileFacts::default, FileFacts::merge);
+    // Imports repeat across files; the fragments sort and dedupe below.
+    facts.frozen_imports.sort_unstable();
+    facts.frozen_imports.dedup();
     for t in formats::FROZEN_TOKENS {
         f.frozen_tokens.insert(t.to_string(), FreezeReason::Tool);
     }
-    for t in facts
-        .iter()
-        .flat_map(|ff| ff.pattern_runs.iter())
-        .flat_map(|r| owned_tokens(r))
-    {
+    for t in facts.pattern_runs.iter().flat_map(|r| owned_tokens(r)) {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Pattern);
     }
     // A codec name spelled in a string (`"iso-8859-1"`) is outside data: the codec is looked
     // up by it, so its words stay, in the string and wherever else the code spells them.
-    for run in facts.iter().flat_map(|ff| ff.codec_runs.iter()) {
+    for run in &facts.codec_runs {
         if owned_tokens(run).next().is_some() {
             f.frozen_runs
                 .entry(run.to_string())
@@ -417,24 +444,34 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
     // tools' vocabulary, not places where the repository uses a name; their tokens are only
     // kept out of the virtual words.
-    let (text_runs, fixed_text_runs): (Vec<HashSet<&str>>, Vec<HashSet<&str>>) = input
+    // Folded as they come, like the Python files' facts.
+    let (text_runs, fixed_text_runs): (HashSet<&str>, HashSet<&str>) = input
         .text
         .par_iter()
-        .map(|(path, src)| {
-            let mut used = HashSet::new();
-            let mut fixed = HashSet::new();
-            for r in formats::text_file_runs(path.as_bytes(), src, &formats::Plain::default()) {
-                if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
-                    if r.class == Class::Fixed {
-                        fixed.insert(run);
-                    } else {
-                        used.insert(run);
+        .fold(
+            || (HashSet::new(), HashSet::new()),
+            |(mut used, mut fixed), (path, src)| {
+                let plain = formats::Plain::default();
+                for r in formats::text_file_runs(path.as_bytes(), src, &plain) {
+                    if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
+                        if r.class == Class::Fixed {
+                            fixed.insert(run);
+                        } else {
+                            used.insert(run);
+                        }
                     }
                 }
-            }
-            (used, fixed)
-        })
-        .unzip();
+                (used, fixed)
+            },
+        )
+        .reduce(
+            || (HashSet::new(), HashSet::new()),
+            |(mut a, mut b), (c, d)| {
+                a.extend(c);
+                b.extend(d);
+                (a, b)
+            },
+        );
     // Keys and syntax words that configuration files keep (TOML exactly; INI without case,
     // as configparser reads option names), URLs and other protected spans aside: code that
     // names one in a string literal reads the file by it (`parser.get("versioneer", "VCS")`),
@@ -472,8 +509,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             }
         }
     }
-    for ff in &facts {
-        for w in &ff.whole_strings {
+    {
+        for w in &facts.whole_strings {
             // A word outside code looks data up by (`"lamda"`, which sympy passes on to
             // `unicodedata.lookup("GREEK SMALL LETTER LAMDA")`).
             if tokens::word_count(w) == 1
@@ -493,24 +530,17 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             }
         }
     }
-    let mut all_runs: HashSet<&str> = HashSet::new();
-    let mut code_runs: HashSet<&str> = HashSet::new();
     // Runs outside code could see: exposed in a Python file, or anywhere in a text file or a
     // path (configuration, templates and file names are read by outside code as data).
-    let mut exposed: HashSet<&str> = HashSet::new();
-    let mut exposed_by_code: HashSet<&str> = HashSet::new();
-    let mut fragments: BTreeSet<Fragment> = BTreeSet::new();
-    for ff in &mut facts {
-        fragments.extend(ff.fragments.drain(..));
-        for m in &ff.frozen_imports {
-            f.frozen_runs
-                .entry(m.clone())
-                .or_insert(FreezeReason::Imported);
-        }
-        all_runs.extend(ff.runs.iter().copied());
-        code_runs.extend(ff.code_runs.iter().copied());
-        exposed.extend(ff.exposed.iter().copied());
-        exposed_by_code.extend(ff.exposed_by_code.iter().copied());
+    let mut all_runs: HashSet<&str> = std::mem::take(&mut facts.runs);
+    let code_runs: HashSet<&str> = std::mem::take(&mut facts.code_runs);
+    let mut exposed: HashSet<&str> = std::mem::take(&mut facts.exposed);
+    let exposed_by_code: HashSet<&str> = std::mem::take(&mut facts.exposed_by_code);
+    let mut fragments: BTreeSet<Fragment> = facts.fragments.drain(..).collect();
+    for m in &facts.frozen_imports {
+        f.frozen_runs
+            .entry(m.clone())
+            .or_insert(FreezeReason::Imported);
     }
     f.local_words = code_runs
         .iter()
@@ -525,11 +555,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .flat_map_iter(|(_, b)| hyphen_words(b))
         .collect();
     freeze_lower_case_of_capitalised_data(&hyphenated, &code_runs, &mut f);
-    for t in &text_runs {
-        all_runs.extend(t.iter().copied());
-        if input.release_locals {
-            exposed.extend(t.iter().copied());
-        }
+    all_runs.extend(text_runs.iter().copied());
+    if input.release_locals {
+        exposed.extend(text_runs.iter().copied());
     }
     for n in &input.names {
         for r in lexer::text_runs(n.as_bytes()) {
@@ -592,7 +620,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
     }
     let mut seen: HashSet<String> = HashSet::new();
-    for run in all_runs.iter().chain(fixed_text_runs.iter().flatten()) {
+    for run in all_runs.iter().chain(fixed_text_runs.iter()) {
         for t in all_tokens(run) {
             seen.insert(t);
         }
@@ -646,10 +674,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .filter(|n| n.bytes().any(|b| b.is_ascii_uppercase()))
         .map(|n| n.to_ascii_lowercase())
         .collect();
-    let whole_strings: HashSet<&str> = facts
-        .iter()
-        .flat_map(|ff| ff.whole_strings.iter().copied())
-        .collect();
+    let whole_strings: HashSet<&str> = facts.whole_strings.iter().copied().collect();
     // The core of a dunder the code spells (`website` of `__website__`) is data wherever a
     // string literal holds it whole: programs read dunders by their cores (jsonpointer's
     // `setup.py` takes `re.findall("__([a-z]+)__ = '([^']+)'", src)` and then looks up
@@ -800,10 +825,11 @@ fn upper_case_of_frozen(
 /// must stay (`String` is an outside name, which strings keep), its tokens stay, so the name
 /// becomes the kept rest and the renamed cut (`String` + the image of `ParamType`), which the
 /// renamed string still cuts.
-fn add_affix_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Findings) {
+fn add_affix_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findings) {
     let cut: HashSet<&str> = facts
+        .cut_strings
         .iter()
-        .flat_map(|ff| ff.cut_strings.iter().copied())
+        .copied()
         .filter(|w| f.code_affixes.contains(*w))
         .collect();
     if cut.is_empty() {
@@ -847,22 +873,13 @@ fn add_affix_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Fin
 /// Only when the program also cuts names (a literal `"_"`, or the compared literal itself,
 /// given to a cutting method): a comparison alone leaves no rest. Rests that no literal
 /// spells change nothing: a `test` prefix does not make words of every test's name.
-fn add_compared_rests(facts: &[FileFacts<'_>], input: &PolicyInput<'_>, f: &mut Findings) {
-    let compared: BTreeSet<(&str, bool)> = facts
-        .iter()
-        .flat_map(|ff| ff.compared_strings.iter().copied())
-        .collect();
+fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findings) {
+    let compared: BTreeSet<(&str, bool)> = facts.compared_strings.iter().copied().collect();
     if compared.is_empty() {
         return;
     }
-    let whole: HashSet<&str> = facts
-        .iter()
-        .flat_map(|ff| ff.whole_strings.iter().copied())
-        .collect();
-    let cut: HashSet<&str> = facts
-        .iter()
-        .flat_map(|ff| ff.cut_strings.iter().copied())
-        .collect();
+    let whole = &facts.whole_strings;
+    let cut = &facts.cut_strings;
     let split_at_underscore = cut.contains("_");
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut kept: Vec<String> = Vec::new();
