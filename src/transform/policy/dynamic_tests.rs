@@ -696,3 +696,26 @@ whole = [f for f in names if f == "flywheel"]
         "{found:?}"
     );
 }
+
+/// The rests of names picked by a name part become names only where the program can read
+/// them: the file that compares must also split at underscores, and the literal must be a
+/// whole part (`check_`), not a bare word (`check`) or an underscore.
+#[test]
+fn rests_count_only_for_a_name_part_in_a_file_that_splits() {
+    let with = |test: &str, split: bool| {
+        let src = format!(
+            "def check_widget():\n    pass\n\nKINDS = ['widget']\n\ndef pick(names):\n    \
+             return [n for n in names if {test}]\n\ndef parts(n):\n    return n.{}\n",
+            if split { "split('_')" } else { "upper()" }
+        );
+        let defined = set(&["check_widget", "KINDS", "pick", "parts"]);
+        let env = set(&["split", "upper", "n", "names"]);
+        let input = one_file(src.as_bytes(), &env, &defined);
+        analyze(&input).code_runs.contains("widget")
+    };
+    assert!(with("n.startswith('check_')", true));
+    assert!(with("n[:6] == 'check_'", true));
+    assert!(!with("n.startswith('check_')", false), "no split");
+    assert!(!with("n.startswith('check')", true), "a bare word");
+    assert!(!with("n.startswith('_')", true), "an underscore");
+}

@@ -377,6 +377,11 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
             }
         }
     }
+    // A comparison alone leaves no rest: the file that compares must also cut strings at
+    // underscores (PLY's `s.split('_')` next to its `f[:2] == 't_'`).
+    if !ff.cut_strings.contains("_") {
+        ff.compared_strings.clear();
+    }
     ff
 }
 
@@ -863,31 +868,35 @@ fn add_affix_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findi
     }
 }
 
-/// Names picked by how they start or end (`f[:2] == "t_"`, `name.startswith("p_")`) are
-/// read by the program, which takes the rest of each name as data: PLY matches the rest of
-/// `t_PLUS` with the string `'PLUS'` of a `tokens` tuple, and, as it splits names at
-/// underscores, the `ppline` of `t_ppline_NEWLINE` with the state `'ppline'`. A whole string
-/// literal that spells such a rest (or, when the code splits strings at `"_"`, a part of one)
-/// is that data: it counts as a name the code uses, so it changes with the names. When it
-/// must stay (an outside name, PLY's `t_error`), its tokens stay, so the names keep it.
-/// Only when the program also cuts names (a literal `"_"`, or the compared literal itself,
-/// given to a cutting method): a comparison alone leaves no rest. Rests that no literal
-/// spells change nothing: a `test` prefix does not make words of every test's name.
+/// Names picked by how they start or end (`f[:2] == "t_"`, `name.startswith("p_")`) in a
+/// file that also splits strings at underscores are read by the program, which takes the
+/// rest of each name, and its parts, as data: PLY matches the rest of `t_PLUS` with the
+/// string `'PLUS'` of a `tokens` tuple, and the `ppline` of `t_ppline_NEWLINE` with the state
+/// `'ppline'`. A whole string literal that spells such a rest or part is that data: it counts
+/// as a name the code uses, so it changes with the names. A name whose whole rest must stay
+/// (an outside name: PLY's `t_error`, compared with `'error'`) stays whole; a part that must
+/// stay changes nothing (keeping its word would keep it in every name). A comparison in a
+/// file that does not split, a literal of underscores only (`startswith("_")`), and rests
+/// that no literal spells change nothing.
 fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findings) {
     let compared: BTreeSet<(&str, bool)> = facts.compared_strings.iter().copied().collect();
     if compared.is_empty() {
         return;
     }
     let whole = &facts.whole_strings;
-    let cut = &facts.cut_strings;
-    let split_at_underscore = cut.contains("_");
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut kept: Vec<String> = Vec::new();
-    for run in &f.code_runs {
+    for run in input.defined {
         for &(affix, prefix) in &compared {
-            // A comparison alone leaves no rest: the program must also cut names, at
-            // underscores or by the literal itself.
-            if !split_at_underscore && !cut.contains(affix) {
+            // A family is picked by a whole name part (`t_`, `_opt`); an underscore alone
+            // (`startswith("_")`) picks private names, and a bare letter or word
+            // (`endswith("j")`, `startswith("test")`) is no part.
+            let part = if prefix {
+                affix.ends_with('_')
+            } else {
+                affix.starts_with('_')
+            };
+            if !part || !affix.bytes().any(|b| b.is_ascii_alphabetic()) {
                 continue;
             }
             let rest = if prefix {
@@ -898,18 +907,15 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
             let Some(rest) = rest.map(|r| r.trim_matches('_')).filter(|r| !r.is_empty()) else {
                 continue;
             };
-            let parts = split_at_underscore
-                .then(|| rest.split('_').filter(|p| !p.is_empty() && *p != rest))
-                .into_iter()
-                .flatten();
+            let parts = rest.split('_').filter(|p| !p.is_empty() && *p != rest);
             for data in std::iter::once(rest).chain(parts) {
                 if !whole.contains(data) || owned_tokens(data).next().is_none() {
                     continue;
                 }
-                if freeze_reason(data, input, f).is_some() {
-                    kept.extend(owned_tokens(data));
-                } else {
+                if freeze_reason(data, input, f).is_none() {
                     names.insert(data.to_string());
+                } else {
+                    kept.extend(owned_tokens(data));
                 }
             }
         }
