@@ -363,9 +363,63 @@ pub struct EnvScan {
     /// the names its code uses on that module (see `module_uses` in the scan script).
     #[serde(default)]
     pub uses: BTreeMap<String, BTreeMap<String, Vec<String>>>,
-    /// Which environment this is (see [`env_fingerprint`]); not part of the cached scan.
+    /// Which environment this is (see [`env_fingerprint`]; with a digest of `executables`);
+    /// not part of the cached scan.
     #[serde(skip)]
     pub fingerprint: String,
+    /// Names of the programs on `PATH` and beside the interpreter (`cpp`, `git`, `openssl`),
+    /// read at every build, not cached: a string that spells one whole is the name an
+    /// outside program is run by (`policy::PolicyInput::data_words`).
+    #[serde(skip)]
+    pub executables: Vec<String>,
+}
+
+/// The programs a subprocess can be started by name with: executable files in the
+/// directories of `PATH` and in the interpreter's own directory (a venv's `bin`), whose names
+/// are identifiers of three characters or more (`cpp`, `openssl`; not `x86_64-linux-gnu-gcc`
+/// or `[`), sorted.
+pub fn executables_on_path(python: &Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    if let Some(d) = python.parent().filter(|d| !d.as_os_str().is_empty()) {
+        dirs.push(d.to_path_buf());
+    }
+    let mut out = BTreeSet::new();
+    for d in dirs {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let Some(name) = e.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let ident = name.len() >= 3
+                && name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            let runs = std::fs::metadata(e.path())
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+            if ident && runs {
+                out.insert(name);
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+impl EnvScan {
+    /// Reads the programs on `PATH` (`executables_on_path`) and makes them part of the
+    /// environment's fingerprint: a view built with other programs at hand is another view.
+    fn set_executables(&mut self, python: &Path, key: String) {
+        self.executables = executables_on_path(python);
+        let mut h = Sha256::new();
+        for e in &self.executables {
+            h.update(e.as_bytes());
+            h.update([0]);
+        }
+        self.fingerprint = format!("{key}-{}", &hex(&h.finalize())[..16]);
+    }
 }
 
 fn run_envscan(python: &Path, args: &[&str]) -> Result<Vec<u8>, BundleError> {
@@ -409,7 +463,7 @@ pub fn env_scan(python: &Path, cache_dir: Option<&Path>) -> Result<EnvScan, Bund
     if let Some(c) = &cached {
         if let Ok(bytes) = std::fs::read(c) {
             if let Ok(mut scan) = serde_json::from_slice::<EnvScan>(&bytes) {
-                scan.fingerprint = key;
+                scan.set_executables(python, key);
                 return Ok(scan);
             }
         }
@@ -418,7 +472,7 @@ pub fn env_scan(python: &Path, cache_dir: Option<&Path>) -> Result<EnvScan, Bund
     let out = run_envscan(python, &["scan"])?;
     let mut scan: EnvScan = serde_json::from_slice(&out)
         .map_err(|e| BundleError::Python(format!("environment scan gave bad output: {e}")))?;
-    scan.fingerprint = key;
+    scan.set_executables(python, key);
     if let Some(c) = &cached {
         if let Some(d) = c.parent() {
             let _ = std::fs::create_dir_all(d);
@@ -564,7 +618,21 @@ pub fn build_with_env(
     let defined: BTreeSet<String> = input_defined(&python, progress);
     tracing::info!(elapsed = ?t.elapsed(), "definitions parsed");
     progress.phase("choosing names", 0);
-    let unicode_words: BTreeSet<String> = env.unicode_words.iter().cloned().collect();
+    // A program's name is data outside code looks up, like a Unicode word: a string that
+    // spells one whole stays (pycparser runs `'cpp'`). The repository's own commands (an
+    // editable install puts `flask` on `PATH`) are named after its import roots: those, and
+    // what it defines, are its names, not outside ones.
+    let unicode_words: BTreeSet<String> = env
+        .unicode_words
+        .iter()
+        .cloned()
+        .chain(
+            env.executables
+                .iter()
+                .filter(|e| !own.contains(*e) && !defined.contains(*e))
+                .map(|e| e.to_ascii_lowercase()),
+        )
+        .collect();
     let input = PolicyInput {
         python,
         text,
@@ -1273,6 +1341,78 @@ mod tests {
             r.swap_content(b"pkg/lexer.py", view.as_bytes()),
             src.as_bytes()
         );
+    }
+
+    /// A string that spells a program's name whole is the name an outside program is run
+    /// by: pycparser runs the C preprocessor as `'cpp'`, and the view made it `'elk'` while
+    /// `cpp_path` was renamed for its other word. The repository's own command (named after
+    /// its import root, on `PATH` after an editable install) stays one of its names.
+    #[test]
+    fn strings_naming_a_program_on_the_path_stay() {
+        let src = "import subprocess\n\ndef preprocess(cpp_path='cpp', gadget='gadget'):\n    \
+                   return subprocess.run([cpp_path, 'pkg', gadget])\n\ndef gadget_cpp():\n    return 1\n";
+        // PLY's preprocessor is a module of the tree named `cpp`: a name the code uses.
+        let tree = Tree {
+            files: vec![
+                TreeFile {
+                    rel: PathBuf::from("pkg/run.py"),
+                    content: src.as_bytes().to_vec(),
+                },
+                TreeFile {
+                    rel: PathBuf::from("pkg/cpp.py"),
+                    content: b"def expand(text):\n    return text\n".to_vec(),
+                },
+            ],
+            dirs: vec![PathBuf::from("pkg")],
+            generated: vec![],
+        };
+        let env = EnvScan {
+            groups: [(
+                String::new(),
+                vec!["subprocess".to_string(), "run".to_string()],
+            )]
+            .into_iter()
+            .collect(),
+            executables: vec!["cpp".into(), "pkg".into()],
+            ..EnvScan::default()
+        };
+        let b = build_with_env(&tree, &env, &level2(7), &Progress::hidden());
+        let r = b.renamer().unwrap();
+        let view =
+            String::from_utf8(r.swap_content(b"pkg/run.py", src.as_bytes()).into_owned()).unwrap();
+        assert!(view.contains("='cpp'"), "{view}");
+        assert!(!view.contains("cpp_path"), "the name is renamed: {view}");
+        assert!(
+            !view.contains("'pkg'"),
+            "the repository's own command: {view}"
+        );
+        let without = EnvScan {
+            executables: vec![],
+            ..env
+        };
+        let b = build_with_env(&tree, &without, &level2(7), &Progress::hidden());
+        let view = b
+            .renamer()
+            .unwrap()
+            .swap_content(b"pkg/run.py", src.as_bytes())
+            .into_owned();
+        assert!(!String::from_utf8(view).unwrap().contains("'cpp'"));
+    }
+
+    /// Programs are found on `PATH` and beside the interpreter, by identifier-like names.
+    #[test]
+    fn programs_beside_the_interpreter_are_found() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        for (name, mode) in [("flywheel", 0o755), ("notes", 0o644), ("x86-gcc", 0o755)] {
+            let p = dir.path().join(name);
+            std::fs::write(&p, b"#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        let found = executables_on_path(&dir.path().join("python"));
+        assert!(found.contains(&"flywheel".to_string()), "{found:?}");
+        assert!(!found.contains(&"notes".to_string()), "not executable");
+        assert!(!found.contains(&"x86-gcc".to_string()), "not an identifier");
     }
 
     #[test]
