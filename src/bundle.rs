@@ -363,8 +363,7 @@ pub struct EnvScan {
     /// the names its code uses on that module (see `module_uses` in the scan script).
     #[serde(default)]
     pub uses: BTreeMap<String, BTreeMap<String, Vec<String>>>,
-    /// Which environment this is (see [`env_fingerprint`]; with a digest of `executables`);
-    /// not part of the cached scan.
+    /// Which environment this is (see [`env_fingerprint`]); not part of the cached scan.
     #[serde(skip)]
     pub fingerprint: String,
     /// Names of the programs on `PATH` and beside the interpreter (`cpp`, `git`, `openssl`),
@@ -409,16 +408,13 @@ pub fn executables_on_path(python: &Path) -> Vec<String> {
 }
 
 impl EnvScan {
-    /// Reads the programs on `PATH` (`executables_on_path`) and makes them part of the
-    /// environment's fingerprint: a view built with other programs at hand is another view.
+    /// Sets the fingerprint and reads the programs on `PATH` (`executables_on_path`). They
+    /// stay out of the fingerprint: a shell with another `PATH` (one more tool directory)
+    /// would otherwise make every bundle differ from a live view's; what they decide is in
+    /// the bundle itself, which commands compare whole.
     fn set_executables(&mut self, python: &Path, key: String) {
         self.executables = executables_on_path(python);
-        let mut h = Sha256::new();
-        for e in &self.executables {
-            h.update(e.as_bytes());
-            h.update([0]);
-        }
-        self.fingerprint = format!("{key}-{}", &hex(&h.finalize())[..16]);
+        self.fingerprint = key;
     }
 }
 
