@@ -209,8 +209,9 @@ struct FileFacts<'a> {
     /// Whole string literals passed to a method that cuts a string and keeps the rest
     /// (`name.partition("ParamType")`): see `add_affix_rests`.
     cut_strings: HashSet<&'a str>,
-    /// Whole string literals that names are compared with by their start (`true`) or end
-    /// (`f[:2] == "t_"`, `name.startswith("visit")`): see `add_compared_rests`.
+    /// Whole string literals that are a name part (`t_`, `_opt`) names are compared with by
+    /// their start (`true`) or end (`f[:2] == "t_"`, `name.endswith("_opt")`), kept only in
+    /// a file that also splits at underscores: see `add_compared_rests`.
     compared_strings: HashSet<(&'a str, bool)>,
     /// Runs inside regular expressions written as literals (see `patterns`).
     pattern_runs: HashSet<&'a str>,
@@ -372,8 +373,20 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
             if cutting_method(src, r.start - 1).is_some() {
                 ff.cut_strings.insert(run);
             }
-            if let Some(prefix) = families::affix_compared(src, r.start - 1) {
-                ff.compared_strings.insert((run, prefix));
+            // Only a whole name part picks a family (see `add_compared_rests`); the cheap
+            // test on the text first spares most literals the look back at their line.
+            let maybe_part = (run.ends_with('_') || run.starts_with('_'))
+                && run.bytes().any(|b| b.is_ascii_alphabetic());
+            if maybe_part {
+                match families::affix_compared(src, r.start - 1) {
+                    Some(true) if run.ends_with('_') => {
+                        ff.compared_strings.insert((run, true));
+                    }
+                    Some(false) if run.starts_with('_') => {
+                        ff.compared_strings.insert((run, false));
+                    }
+                    _ => {}
+                }
             }
         }
     }
@@ -868,16 +881,16 @@ fn add_affix_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findi
     }
 }
 
-/// Names picked by how they start or end (`f[:2] == "t_"`, `name.startswith("p_")`) in a
-/// file that also splits strings at underscores are read by the program, which takes the
-/// rest of each name, and its parts, as data: PLY matches the rest of `t_PLUS` with the
-/// string `'PLUS'` of a `tokens` tuple, and the `ppline` of `t_ppline_NEWLINE` with the state
-/// `'ppline'`. A whole string literal that spells such a rest or part is that data: it counts
-/// as a name the code uses, so it changes with the names. A name whose whole rest must stay
-/// (an outside name: PLY's `t_error`, compared with `'error'`) stays whole; a part that must
-/// stay changes nothing (keeping its word would keep it in every name). A comparison in a
-/// file that does not split, a literal of underscores only (`startswith("_")`), and rests
-/// that no literal spells change nothing.
+/// Names picked by a name part (`f[:2] == "t_"`, `name.endswith("_opt")`) in a file that
+/// also splits strings at underscores are read by the program, which takes the rest of each
+/// name, and its parts, as data: PLY matches the rest of `t_PLUS` with the string `'PLUS'`
+/// of a `tokens` tuple, and the `ppline` of `t_ppline_NEWLINE` with the state `'ppline'`. A
+/// whole string literal that spells such a rest or part is that data: it counts as a name the
+/// code uses, so it changes with the names. A rest or part that must stay (an outside name:
+/// the `error` of PLY's `t_error` and `t_ppline_error`, compared with `'error'`) keeps its
+/// tokens, so the names keep it. Bare words and underscores (`startswith("test")`,
+/// `endswith("j")`, `startswith("_")`) never reach here (`file_facts`), and rests that no
+/// literal spells change nothing.
 fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findings) {
     let compared: BTreeSet<(&str, bool)> = facts.compared_strings.iter().copied().collect();
     if compared.is_empty() {
@@ -888,17 +901,6 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
     let mut kept: Vec<String> = Vec::new();
     for run in input.defined {
         for &(affix, prefix) in &compared {
-            // A family is picked by a whole name part (`t_`, `_opt`); an underscore alone
-            // (`startswith("_")`) picks private names, and a bare letter or word
-            // (`endswith("j")`, `startswith("test")`) is no part.
-            let part = if prefix {
-                affix.ends_with('_')
-            } else {
-                affix.starts_with('_')
-            };
-            if !part || !affix.bytes().any(|b| b.is_ascii_alphabetic()) {
-                continue;
-            }
             let rest = if prefix {
                 run.strip_prefix(affix)
             } else {
