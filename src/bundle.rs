@@ -407,17 +407,6 @@ pub fn executables_on_path(python: &Path) -> Vec<String> {
     out.into_iter().collect()
 }
 
-impl EnvScan {
-    /// Sets the fingerprint and reads the programs on `PATH` (`executables_on_path`). They
-    /// stay out of the fingerprint: a shell with another `PATH` (one more tool directory)
-    /// would otherwise make every bundle differ from a live view's; what they decide is in
-    /// the bundle itself, which commands compare whole.
-    fn set_executables(&mut self, python: &Path, key: String) {
-        self.executables = executables_on_path(python);
-        self.fingerprint = key;
-    }
-}
-
 fn run_envscan(python: &Path, args: &[&str]) -> Result<Vec<u8>, BundleError> {
     let out = Command::new(python)
         .arg("-I")
@@ -456,28 +445,35 @@ pub fn env_fingerprint(python: &Path) -> Result<String, BundleError> {
 pub fn env_scan(python: &Path, cache_dir: Option<&Path>) -> Result<EnvScan, BundleError> {
     let key = env_fingerprint(python)?;
     let cached = cache_dir.map(|d| d.join(format!("env-{key}.json")));
-    if let Some(c) = &cached {
-        if let Ok(bytes) = std::fs::read(c) {
-            if let Ok(mut scan) = serde_json::from_slice::<EnvScan>(&bytes) {
-                scan.set_executables(python, key);
-                return Ok(scan);
+    let loaded = cached
+        .as_ref()
+        .and_then(|c| std::fs::read(c).ok())
+        .and_then(|bytes| serde_json::from_slice::<EnvScan>(&bytes).ok());
+    let mut scan = match loaded {
+        Some(scan) => scan,
+        None => {
+            tracing::info!("scanning the Python environment of {}", python.display());
+            let out = run_envscan(python, &["scan"])?;
+            let scan: EnvScan = serde_json::from_slice(&out).map_err(|e| {
+                BundleError::Python(format!("environment scan gave bad output: {e}"))
+            })?;
+            if let Some(c) = &cached {
+                if let Some(d) = c.parent() {
+                    let _ = std::fs::create_dir_all(d);
+                }
+                let tmp = c.with_extension(format!("tmp{}", std::process::id()));
+                if std::fs::write(&tmp, &out).is_ok() {
+                    let _ = std::fs::rename(&tmp, c);
+                }
             }
+            scan
         }
-    }
-    tracing::info!("scanning the Python environment of {}", python.display());
-    let out = run_envscan(python, &["scan"])?;
-    let mut scan: EnvScan = serde_json::from_slice(&out)
-        .map_err(|e| BundleError::Python(format!("environment scan gave bad output: {e}")))?;
-    scan.set_executables(python, key);
-    if let Some(c) = &cached {
-        if let Some(d) = c.parent() {
-            let _ = std::fs::create_dir_all(d);
-        }
-        let tmp = c.with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::write(&tmp, &out).is_ok() {
-            let _ = std::fs::rename(&tmp, c);
-        }
-    }
+    };
+    // Not part of the fingerprint: a shell with one more directory on `PATH` would make every
+    // rebuilt bundle differ from a live view's; what the programs decide is in the bundle,
+    // which commands compare whole.
+    scan.fingerprint = key;
+    scan.executables = executables_on_path(python);
     Ok(scan)
 }
 
@@ -618,7 +614,7 @@ pub fn build_with_env(
     // spells one whole stays (pycparser runs `'cpp'`). The repository's own commands (an
     // editable install puts `flask` on `PATH`) are named after its import roots: those, and
     // what it defines, are its names, not outside ones.
-    let unicode_words: BTreeSet<String> = env
+    let data_words: BTreeSet<String> = env
         .unicode_words
         .iter()
         .cloned()
@@ -642,7 +638,7 @@ pub fn build_with_env(
         tree_modules: &tmods,
         user: &opts.freeze,
         defined: &defined,
-        data_words: &unicode_words,
+        data_words: &data_words,
     };
     let t = std::time::Instant::now();
     let found = policy::analyze(&input);
@@ -1348,20 +1344,10 @@ mod tests {
         let src = "import subprocess\n\ndef preprocess(cpp_path='cpp', gadget='gadget'):\n    \
                    return subprocess.run([cpp_path, 'pkg', gadget])\n\ndef gadget_cpp():\n    return 1\n";
         // PLY's preprocessor is a module of the tree named `cpp`: a name the code uses.
-        let tree = Tree {
-            files: vec![
-                TreeFile {
-                    rel: PathBuf::from("pkg/run.py"),
-                    content: src.as_bytes().to_vec(),
-                },
-                TreeFile {
-                    rel: PathBuf::from("pkg/cpp.py"),
-                    content: b"def expand(text):\n    return text\n".to_vec(),
-                },
-            ],
-            dirs: vec![PathBuf::from("pkg")],
-            generated: vec![],
-        };
+        let tree = tree_of(&[
+            ("pkg/run.py", src.as_bytes()),
+            ("pkg/cpp.py", b"def expand(text):\n    return text\n"),
+        ]);
         let env = EnvScan {
             groups: [(
                 String::new(),
@@ -1619,22 +1605,32 @@ mod tests {
         }
     }
 
-    /// A tree of one file at `rel` (its directories listed).
-    fn one_file_tree(rel: &str, src: &str) -> Tree {
-        let rel = PathBuf::from(rel);
+    /// A tree of these files (path, content), their directories listed.
+    fn tree_of(files: &[(&str, &[u8])]) -> Tree {
+        let mut dirs: Vec<PathBuf> = files
+            .iter()
+            .flat_map(|(rel, _)| Path::new(rel).ancestors().skip(1))
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .collect();
+        dirs.sort();
+        dirs.dedup();
         Tree {
-            dirs: rel
-                .ancestors()
-                .skip(1)
-                .filter(|d| !d.as_os_str().is_empty())
-                .map(Path::to_path_buf)
+            dirs,
+            files: files
+                .iter()
+                .map(|(rel, content)| TreeFile {
+                    rel: PathBuf::from(rel),
+                    content: content.to_vec(),
+                })
                 .collect(),
-            files: vec![TreeFile {
-                rel,
-                content: src.as_bytes().to_vec(),
-            }],
             generated: vec![],
         }
+    }
+
+    /// A tree of one file at `rel`.
+    fn one_file_tree(rel: &str, src: &str) -> Tree {
+        tree_of(&[(rel, src.as_bytes())])
     }
 
     fn strs(xs: &[&str]) -> Vec<String> {
