@@ -2290,32 +2290,50 @@ fn primed_files_of_a_moved_directory_keep_their_view() {
     assert_eq!(fs_.read(moved.ino, o.fh, 0, 4096).unwrap(), view);
 }
 
-/// A Level 3 edit saves the file's base apart from `layouts.json` (which holds no original
-/// bytes), and a daemon started later on the same state directory finds the base again by
-/// its digest and reads back what was written (law 2 across a remount).
-#[test]
-fn the_base_of_an_edit_is_saved_apart_and_found_after_a_remount() {
-    use crate::transform::{layout::LayoutStore, Composite};
-    let dir = tempfile::tempdir().unwrap();
-    let orig = dir.path().join("orig");
-    let state = dir.path().join("state");
-    let src: &[u8] = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\ndef third():\n    return 3\n";
-    write(&orig.join("m.py"), src);
-    let seed = (0..)
-        .find(|&s| LayoutStore::new(s).to_view(b"m.py", src) != src)
-        .unwrap();
-    let load = || {
-        let saved = fs::read(state.join(TRANSFORM_STATE_FILE))
+/// One file of three functions under Level 3 alone, with a seed that reorders them, in a
+/// temporary original tree and state directory. `load` starts a daemon on them that takes up
+/// the transform state and bases saved there, as a remount does.
+struct ThreeFunctions {
+    _dir: tempfile::TempDir,
+    orig: PathBuf,
+    state: PathBuf,
+    seed: u64,
+}
+
+const THREE_FUNCTIONS: &[u8] =
+    b"def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\ndef third():\n    return 3\n";
+
+impl ThreeFunctions {
+    fn new() -> Self {
+        use crate::transform::layout::LayoutStore;
+        let dir = tempfile::tempdir().unwrap();
+        let orig = dir.path().join("orig");
+        let state = dir.path().join("state");
+        write(&orig.join("m.py"), THREE_FUNCTIONS);
+        let seed = (0..)
+            .find(|&s| LayoutStore::new(s).to_view(b"m.py", THREE_FUNCTIONS) != THREE_FUNCTIONS)
+            .unwrap();
+        ThreeFunctions {
+            _dir: dir,
+            orig,
+            state,
+            seed,
+        }
+    }
+
+    fn load(&self) -> ViewFs {
+        use crate::transform::{layout::LayoutStore, Composite};
+        let saved = fs::read(self.state.join(TRANSFORM_STATE_FILE))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok());
-        let blobs = state.join(TRANSFORM_BLOBS_DIR);
+        let blobs = self.state.join(TRANSFORM_BLOBS_DIR);
         let l3 = match saved {
             Some(st) => LayoutStore::from_state(st, &|n| fs::read(blobs.join(n)).ok()),
-            None => LayoutStore::new(seed),
+            None => LayoutStore::new(self.seed),
         };
         ViewFs::new(
-            &orig,
-            &state,
+            &self.orig,
+            &self.state,
             Arc::new(Composite {
                 l2: None,
                 l3: Some(l3),
@@ -2323,28 +2341,45 @@ fn the_base_of_an_edit_is_saved_apart_and_found_after_a_remount() {
             Options::default(),
         )
         .unwrap()
-    };
-    let first = load();
+    }
+}
+
+/// Replace the whole content of `ino` through a handle, as an editor's save does.
+fn rewrite_through_handle(fs_: &ViewFs, ino: u64, bytes: &[u8]) {
+    let o = fs_.open(ino, libc::O_WRONLY | libc::O_TRUNC).unwrap();
+    fs_.write(ino, o.fh, 0, bytes).unwrap();
+    fs_.release(ino, o.fh).unwrap();
+}
+
+/// A Level 3 edit saves the file's base apart from `layouts.json` (which holds no original
+/// bytes), and a daemon started later on the same state directory finds the base again by
+/// its digest and reads back what was written (law 2 across a remount).
+#[test]
+fn the_base_of_an_edit_is_saved_apart_and_found_after_a_remount() {
+    let t = ThreeFunctions::new();
+    let first = t.load();
     let a = first.lookup_path(Path::new("m.py")).unwrap();
     let view = first.read_ino(a.ino, 0, 1 << 20).unwrap();
     let edited = [&view[..], b"\n\ndef fourth():\n    return 4\n"].concat();
-    let o = first.open(a.ino, libc::O_WRONLY | libc::O_TRUNC).unwrap();
-    first.write(a.ino, o.fh, 0, &edited).unwrap();
-    first.release(a.ino, o.fh).unwrap();
+    rewrite_through_handle(&first, a.ino, &edited);
     assert_eq!(first.transform.state_blobs().len(), 1);
     drop(first);
     let saved: serde_json::Value =
-        serde_json::from_slice(&fs::read(state.join(TRANSFORM_STATE_FILE)).unwrap()).unwrap();
+        serde_json::from_slice(&fs::read(t.state.join(TRANSFORM_STATE_FILE)).unwrap()).unwrap();
     let entry = &saved["files"][0];
     assert!(entry.get("base").is_none(), "no base inline: {entry}");
     assert!(entry["base_blob"].is_string(), "{entry}");
-    let blob = fs::read_dir(state.join(TRANSFORM_BLOBS_DIR))
+    let blob = fs::read_dir(t.state.join(TRANSFORM_BLOBS_DIR))
         .unwrap()
         .flatten()
         .map(|e| fs::read(e.path()).unwrap())
         .collect::<Vec<_>>();
-    assert_eq!(blob, [src.to_vec()], "the base is the first original");
-    let second = load();
+    assert_eq!(
+        blob,
+        [THREE_FUNCTIONS.to_vec()],
+        "the base is the first original"
+    );
+    let second = t.load();
     assert_eq!(
         second.transform.state_blobs().len(),
         1,
@@ -2361,51 +2396,30 @@ fn the_base_of_an_edit_is_saved_apart_and_found_after_a_remount() {
 /// write-back saves both.
 #[test]
 fn a_state_is_never_saved_before_the_blobs_it_names() {
-    use crate::transform::{layout::LayoutStore, Composite};
-    let dir = tempfile::tempdir().unwrap();
-    let orig = dir.path().join("orig");
-    let state = dir.path().join("state");
-    let src: &[u8] = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\ndef third():\n    return 3\n";
-    write(&orig.join("m.py"), src);
-    let seed = (0..)
-        .find(|&s| LayoutStore::new(s).to_view(b"m.py", src) != src)
-        .unwrap();
-    let fs_ = ViewFs::new(
-        &orig,
-        &state,
-        Arc::new(Composite {
-            l2: None,
-            l3: Some(LayoutStore::new(seed)),
-        }),
-        Options::default(),
-    )
-    .unwrap();
-    let blocker = state.join(TRANSFORM_BLOBS_DIR);
-    fs::create_dir_all(&state).unwrap();
+    let t = ThreeFunctions::new();
+    let fs_ = t.load();
+    let blocker = t.state.join(TRANSFORM_BLOBS_DIR);
+    fs::create_dir_all(&t.state).unwrap();
     fs::write(&blocker, b"not a directory").unwrap();
     let a = fs_.lookup_path(Path::new("m.py")).unwrap();
     let view = fs_.read_ino(a.ino, 0, 1 << 20).unwrap();
     let edited = [&view[..], b"\n\ndef fourth():\n    return 4\n"].concat();
-    let o = fs_.open(a.ino, libc::O_WRONLY | libc::O_TRUNC).unwrap();
-    fs_.write(a.ino, o.fh, 0, &edited).unwrap();
-    fs_.release(a.ino, o.fh).unwrap();
-    let written = String::from_utf8(fs::read(orig.join("m.py")).unwrap()).unwrap();
+    rewrite_through_handle(&fs_, a.ino, &edited);
+    let written = String::from_utf8(fs::read(t.orig.join("m.py")).unwrap()).unwrap();
     assert!(
         written.contains("def fourth():"),
         "the edit reached the original: {written}"
     );
     assert!(
-        !state.join(TRANSFORM_STATE_FILE).exists(),
+        !t.state.join(TRANSFORM_STATE_FILE).exists(),
         "a state naming a blob that could not be saved was written"
     );
     // The blob directory can be made now: the next write-back saves the blob, then the state.
     fs::remove_file(&blocker).unwrap();
-    let o = fs_.open(a.ino, libc::O_WRONLY | libc::O_TRUNC).unwrap();
     let again = [&edited[..], b"\n\ndef fifth():\n    return 5\n"].concat();
-    fs_.write(a.ino, o.fh, 0, &again).unwrap();
-    fs_.release(a.ino, o.fh).unwrap();
+    rewrite_through_handle(&fs_, a.ino, &again);
     let saved: serde_json::Value =
-        serde_json::from_slice(&fs::read(state.join(TRANSFORM_STATE_FILE)).unwrap()).unwrap();
+        serde_json::from_slice(&fs::read(t.state.join(TRANSFORM_STATE_FILE)).unwrap()).unwrap();
     let name = saved["files"][0]["base_blob"].as_str().unwrap().to_string();
-    assert_eq!(fs::read(blocker.join(name)).unwrap(), src);
+    assert_eq!(fs::read(blocker.join(name)).unwrap(), THREE_FUNCTIONS);
 }
