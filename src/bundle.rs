@@ -661,6 +661,13 @@ pub fn build_with_env(
     // A tool's fixed name (`manage`, `fixture`) must not appear as a renamed word either.
     excluded.extend(policy::TOOL_RUNS.iter().map(|k| k.to_ascii_lowercase()));
     excluded.extend(policy::TOOL_TOKENS.iter().map(|k| k.to_string()));
+    // Nor a name setuptools skips when it looks for top-level packages and modules.
+    excluded.extend(
+        policy::FLAT_LAYOUT_SKIPPED_DIRS
+            .iter()
+            .chain(policy::FLAT_LAYOUT_SKIPPED_MODULES)
+            .map(|k| k.to_string()),
+    );
     // Frozen tokens that are no token of the repository (top-level domains) are no virtual
     // word either.
     excluded.extend(found.frozen_tokens.keys().cloned());
@@ -1606,6 +1613,45 @@ mod tests {
     }
 
     /// A tree of these files (path, content), their directories listed.
+    #[test]
+    fn top_level_entries_setuptools_skips_keep_their_names_in_a_flat_layout() {
+        let files: &[(&str, &[u8])] = &[
+            ("inflect/__init__.py", b"def plural(word):\n    return word\n"),
+            ("docs/conf.py", b"project = 'inflect'\n"),
+            ("docs/index.rst", b"Plurals\n=======\n"),
+            ("tools/release.py", b"def bump(version):\n    return version\n"),
+            ("tasks.py", b"def lint():\n    pass\n"),
+            ("pyproject.toml", b"[project]\nname = 'inflect'\n"),
+        ];
+        let view_names = |tree: &Tree| -> Vec<String> {
+            let b = build_with_env(tree, &EnvScan::default(), &level2(7), &Progress::hidden());
+            let r = b.renamer().unwrap();
+            tree.dirs
+                .iter()
+                .map(|d| d.to_str().unwrap())
+                .chain(tree.files.iter().map(|f| f.rel.to_str().unwrap()))
+                .filter(|p| !p.contains('/'))
+                .map(|p| String::from_utf8(r.swap_name(p.as_bytes()).into_owned()).unwrap())
+                .collect()
+        };
+        let flat = view_names(&tree_of(files));
+        for kept in ["docs", "tools", "tasks.py", "pyproject.toml"] {
+            assert!(flat.iter().any(|n| n == kept), "{kept} in {flat:?}");
+        }
+        assert!(!flat.iter().any(|n| n == "inflect"), "{flat:?}");
+        // With the package under `src/`, setuptools looks there: the names at the top are free.
+        let moved: Vec<(String, &[u8])> = files
+            .iter()
+            .map(|(p, c)| match p.strip_prefix("inflect/") {
+                Some(rest) => (format!("src/inflect/{rest}"), *c),
+                None => (p.to_string(), *c),
+            })
+            .collect();
+        let moved: Vec<(&str, &[u8])> = moved.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+        let src = view_names(&tree_of(&moved));
+        assert!(!src.iter().any(|n| n == "tools" || n == "tasks.py"), "{src:?}");
+    }
+
     fn tree_of(files: &[(&str, &[u8])]) -> Tree {
         let mut dirs: Vec<PathBuf> = files
             .iter()

@@ -459,6 +459,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
     }
     freeze_sphinx_settings(input, &mut f);
+    freeze_flat_layout_skips(input, &mut f);
     // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
     // tools' vocabulary, not places where the repository uses a name; their tokens are only
     // kept out of the virtual words.
@@ -966,6 +967,30 @@ fn freeze_joins_of_frozen_names(f: &mut Findings) {
         f.owned_runs.remove(&r);
         f.local_runs.remove(&r);
         f.frozen_owned.insert(r);
+    }
+}
+
+/// In a flat layout (no Python under `src/`), setuptools finds the packages and modules to
+/// install among the top-level entries, skipping some by name (`docs`, `tools`, `setup`):
+/// those entries keep their names, so that the view's `pip install -e .` installs what the
+/// original's does. (Virtual words never spell a skipped name either; see `bundle`.)
+fn freeze_flat_layout_skips(input: &PolicyInput<'_>, f: &mut Findings) {
+    let paths = || input.python.iter().chain(&input.text).map(|(p, _)| *p);
+    if paths().any(|p| p.starts_with("src/")) {
+        return;
+    }
+    for p in paths() {
+        let skipped = match p.split_once('/') {
+            Some((dir, _)) => FLAT_LAYOUT_SKIPPED_DIRS.contains(&dir).then_some(dir),
+            None => p
+                .strip_suffix(".py")
+                .filter(|stem| FLAT_LAYOUT_SKIPPED_MODULES.contains(stem)),
+        };
+        if let Some(name) = skipped {
+            f.frozen_runs
+                .entry(name.to_string())
+                .or_insert(FreezeReason::Tool);
+        }
     }
 }
 

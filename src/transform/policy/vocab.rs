@@ -243,6 +243,70 @@ pub const TOOL_RUNS: &[&str] = &[
     "asgi",
 ];
 
+/// Top-level directories that setuptools' automatic discovery of a flat layout skips by
+/// name (`FlatLayoutPackageFinder`): renaming `docs` makes it a second top-level package and
+/// `pip install -e .` fails; renaming a package to `docs` leaves it out of the install.
+pub const FLAT_LAYOUT_SKIPPED_DIRS: &[&str] = &[
+    "ci",
+    "bin",
+    "debian",
+    "doc",
+    "docs",
+    "documentation",
+    "manpages",
+    "news",
+    "newsfragments",
+    "changelog",
+    "test",
+    "tests",
+    "unit_test",
+    "unit_tests",
+    "example",
+    "examples",
+    "scripts",
+    "tools",
+    "util",
+    "utils",
+    "python",
+    "build",
+    "dist",
+    "venv",
+    "env",
+    "requirements",
+    "tasks",
+    "fabfile",
+    "site_scons",
+    "benchmark",
+    "benchmarks",
+    "exercise",
+    "exercises",
+    "htmlcov",
+];
+
+/// Top-level modules the same discovery skips by name (`FlatLayoutModuleFinder`).
+pub const FLAT_LAYOUT_SKIPPED_MODULES: &[&str] = &[
+    "setup",
+    "conftest",
+    "test",
+    "tests",
+    "example",
+    "examples",
+    "build",
+    "toxfile",
+    "noxfile",
+    "pavement",
+    "dodo",
+    "tasks",
+    "fabfile",
+    "conanfile",
+    "manage",
+    "benchmark",
+    "benchmarks",
+    "exercise",
+    "exercises",
+    "htmlcov",
+];
+
 /// Tokens never mapped: discovery words and packaging words.
 pub const TOOL_TOKENS: &[&str] = &["test", "tests", "pytest", "conftest", "setup", "teardown"];
 
