@@ -742,8 +742,8 @@ fn text_names(found: &policy::Findings) -> BTreeSet<String> {
         .collect()
 }
 
-/// Law 5 (`transform::order`): move the drawn words so that every directory of the tree
-/// sorts the same in the view. Generated entries are left out, as everywhere in the bundle.
+/// Law 5 (`transform::order`): move the drawn words so that every directory of the tree,
+/// and every group of names the code lists together, sorts the same in the view. Generated entries are left out, as everywhere in the bundle.
 fn keep_sibling_order(
     tree: &Tree,
     found: &policy::Findings,
@@ -770,7 +770,20 @@ fn keep_sibling_order(
             dirs.entry(parent).or_default().push(name.to_string());
         }
     }
-    let dirs: Vec<Vec<String>> = dirs.into_values().collect();
+    let mut dirs: Vec<Vec<String>> = dirs.into_values().collect();
+    // Names the code lists side by side sort alike too (`transform::listed`).
+    let listed: Vec<Vec<String>> = tree
+        .files
+        .par_iter()
+        .filter(|f| file_kind(f.rel.as_os_str().as_encoded_bytes(), &f.content) == FileKind::Python)
+        .flat_map_iter(|f| {
+            crate::transform::listed::listed_together(&f.content)
+                .into_iter()
+                .map(|g| g.into_iter().map(str::to_string).collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    dirs.extend(listed);
     let spare = lexicon::spare(&found.owned_tokens, excluded, tokens, seed);
     let repair = order::keep_sibling_order(&mut renamer, &dirs, &spare);
     for (token, word) in tokens.iter_mut() {
@@ -1616,10 +1629,16 @@ mod tests {
     #[test]
     fn top_level_entries_setuptools_skips_keep_their_names_in_a_flat_layout() {
         let files: &[(&str, &[u8])] = &[
-            ("inflect/__init__.py", b"def plural(word):\n    return word\n"),
+            (
+                "inflect/__init__.py",
+                b"def plural(word):\n    return word\n",
+            ),
             ("docs/conf.py", b"project = 'inflect'\n"),
             ("docs/index.rst", b"Plurals\n=======\n"),
-            ("tools/release.py", b"def bump(version):\n    return version\n"),
+            (
+                "tools/release.py",
+                b"def bump(version):\n    return version\n",
+            ),
             ("tasks.py", b"def lint():\n    pass\n"),
             ("pyproject.toml", b"[project]\nname = 'inflect'\n"),
         ];
@@ -1649,7 +1668,46 @@ mod tests {
             .collect();
         let moved: Vec<(&str, &[u8])> = moved.iter().map(|(p, c)| (p.as_str(), *c)).collect();
         let src = view_names(&tree_of(&moved));
-        assert!(!src.iter().any(|n| n == "tools" || n == "tasks.py"), "{src:?}");
+        assert!(
+            !src.iter().any(|n| n == "tools" || n == "tasks.py"),
+            "{src:?}"
+        );
+    }
+
+    #[test]
+    fn names_listed_together_sort_in_the_view_as_in_the_original() {
+        let names = [
+            "apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "kiwi",
+            "lemon", "mango", "nectar", "olive", "peach",
+        ];
+        let mut src = String::new();
+        for n in names {
+            src.push_str(&format!("def {n}():\n    return '{n}'\n\n"));
+        }
+        let listed: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+        src.push_str(&format!(
+            "def test_order():\n    assert sorted(n for n in globals() if n in ALL) == [{}]\n",
+            listed.join(", ")
+        ));
+        src.push_str(&format!("ALL = {{{}}}\n", listed.join(", ")));
+        let tree = tree_of(&[("fruit.py", src.as_bytes())]);
+        for seed in 1..=8 {
+            let b = build_with_env(
+                &tree,
+                &EnvScan::default(),
+                &level2(seed),
+                &Progress::hidden(),
+            );
+            let r = b.renamer().unwrap();
+            let view: Vec<String> = names
+                .iter()
+                .map(|n| String::from_utf8(r.swap_name(n.as_bytes()).into_owned()).unwrap())
+                .collect();
+            assert!(view.iter().zip(names).all(|(v, n)| v != n), "{view:?}");
+            let mut sorted = view.clone();
+            sorted.sort();
+            assert_eq!(view, sorted, "seed {seed}");
+        }
     }
 
     fn tree_of(files: &[(&str, &[u8])]) -> Tree {

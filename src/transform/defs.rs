@@ -19,15 +19,25 @@ use super::lexer::{self, Class, Event};
 
 /// One code token of a logical line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum T<'a> {
+pub(super) enum T<'a> {
     Word(&'a str),
     /// Punctuation byte and its position in the source.
     P(u8, usize),
+    /// The contents of a string literal that is one run whole (`'name'`); only reported when
+    /// asked for (`logical_lines(.., true, ..)`).
+    Str(&'a str),
 }
 
 /// Names defined in `src`, found lexically.
 pub fn defined_names(src: &[u8]) -> HashSet<&str> {
     let mut out = HashSet::new();
+    logical_lines(src, false, |line| statement(line, src, &mut out));
+    out
+}
+
+/// Call `f` with the code tokens of each logical line of `src` (brackets and backslashes
+/// join physical lines; `;` splits them), with whole string literals too if `strings`.
+pub(super) fn logical_lines<'a>(src: &'a [u8], strings: bool, mut f: impl FnMut(&[T<'a>])) {
     let mut line: Vec<T<'_>> = Vec::new();
     let mut depth = 0i32;
     let mut continued = false;
@@ -35,6 +45,17 @@ pub fn defined_names(src: &[u8]) -> HashSet<&str> {
         Event::Run(r) if r.class == Class::Code => {
             if let Ok(w) = std::str::from_utf8(&src[r.start..r.end]) {
                 line.push(T::Word(w));
+            }
+        }
+        Event::Run(r) if strings && r.class == Class::String => {
+            let q = r.start.checked_sub(1).map(|i| src[i]);
+            if matches!(q, Some(b'\'' | b'"')) && src.get(r.end).copied() == q {
+                if let Ok(w) = std::str::from_utf8(&src[r.start..r.end]) {
+                    line.push(T::Str(w));
+                }
+            } else {
+                // A piece of a longer string: no whole literal here.
+                line.push(T::P(b'"', r.start));
             }
         }
         Event::Run(_) => {}
@@ -51,13 +72,13 @@ pub fn defined_names(src: &[u8]) -> HashSet<&str> {
                     if continued {
                         continued = false;
                     } else if depth <= 0 {
-                        statement(&line, src, &mut out);
+                        f(&line);
                         line.clear();
                         depth = 0;
                     }
                 }
                 b';' if depth <= 0 => {
-                    statement(&line, src, &mut out);
+                    f(&line);
                     line.clear();
                 }
                 b'(' | b'[' | b'{' => {
@@ -72,8 +93,7 @@ pub fn defined_names(src: &[u8]) -> HashSet<&str> {
             }
         }
     });
-    statement(&line, src, &mut out);
-    out
+    f(&line);
 }
 
 fn is_p(t: Option<&T<'_>>, c: u8) -> bool {
@@ -85,7 +105,7 @@ fn is_word(t: Option<&T<'_>>, w: &str) -> bool {
 }
 
 /// Split `toks` at `sep` bytes that sit at bracket depth 0 (relative to the slice).
-fn split_top<'t, 'a>(toks: &'t [T<'a>], sep: u8) -> Vec<&'t [T<'a>]> {
+pub(super) fn split_top<'t, 'a>(toks: &'t [T<'a>], sep: u8) -> Vec<&'t [T<'a>]> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
@@ -178,7 +198,7 @@ fn bind_params<'a>(toks: &[T<'a>], out: &mut HashSet<&'a str>) {
 }
 
 /// Index of the bracket closing the one at `open` (or the end).
-fn closing(toks: &[T<'_>], open: usize) -> usize {
+pub(super) fn closing(toks: &[T<'_>], open: usize) -> usize {
     let mut depth = 0i32;
     for (i, t) in toks.iter().enumerate().skip(open) {
         if let T::P(b, _) = t {

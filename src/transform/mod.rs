@@ -11,6 +11,7 @@ pub mod layout;
 pub mod lexer;
 pub mod lexicon;
 pub mod lines;
+pub mod listed;
 pub mod order;
 pub mod patterns;
 pub mod policy;
