@@ -607,7 +607,7 @@ pub fn build_with_env(
     }
     progress.phase("parsing", python.len() as u64);
     let t = std::time::Instant::now();
-    let defined: BTreeSet<String> = input_defined(&python, progress);
+    let (defined, listed) = input_defined(&python, progress);
     tracing::info!(elapsed = ?t.elapsed(), "definitions parsed");
     progress.phase("choosing names", 0);
     // A program's name is data outside code looks up, like a Unicode word: a string that
@@ -674,7 +674,7 @@ pub fn build_with_env(
     let (mut tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
     let extensions = tree_extensions(tree);
     keep_sibling_order(
-        tree,
+        order_groups(tree, listed),
         &found,
         &env_names,
         &extensions,
@@ -742,10 +742,23 @@ fn text_names(found: &policy::Findings) -> BTreeSet<String> {
         .collect()
 }
 
-/// Law 5 (`transform::order`): move the drawn words so that every directory of the tree,
-/// and every group of names the code lists together, sorts the same in the view. Generated entries are left out, as everywhere in the bundle.
+/// What must sort in the view as in the original (law 5): the entries of each directory of
+/// the tree (generated entries are left out, as everywhere in the bundle), and each group of
+/// names the code lists side by side (`transform::listed`).
+fn order_groups(tree: &Tree, listed: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    let mut dirs: BTreeMap<&Path, Vec<String>> = BTreeMap::new();
+    for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
+        if let (Some(parent), Some(name)) = (p.parent(), p.file_name().and_then(|n| n.to_str())) {
+            dirs.entry(parent).or_default().push(name.to_string());
+        }
+    }
+    dirs.into_values().chain(listed).collect()
+}
+
+/// Law 5 (`transform::order`): move the drawn words so that every group of `order_groups`
+/// sorts the same in the view.
 fn keep_sibling_order(
-    tree: &Tree,
+    groups: Vec<Vec<String>>,
     found: &policy::Findings,
     env_names: &BTreeSet<String>,
     extensions: &BTreeSet<String>,
@@ -764,28 +777,8 @@ fn keep_sibling_order(
     ) else {
         return;
     };
-    let mut dirs: BTreeMap<&Path, Vec<String>> = BTreeMap::new();
-    for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
-        if let (Some(parent), Some(name)) = (p.parent(), p.file_name().and_then(|n| n.to_str())) {
-            dirs.entry(parent).or_default().push(name.to_string());
-        }
-    }
-    let mut dirs: Vec<Vec<String>> = dirs.into_values().collect();
-    // Names the code lists side by side sort alike too (`transform::listed`).
-    let listed: Vec<Vec<String>> = tree
-        .files
-        .par_iter()
-        .filter(|f| file_kind(f.rel.as_os_str().as_encoded_bytes(), &f.content) == FileKind::Python)
-        .flat_map_iter(|f| {
-            crate::transform::listed::listed_together(&f.content)
-                .into_iter()
-                .map(|g| g.into_iter().map(str::to_string).collect::<Vec<_>>())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    dirs.extend(listed);
     let spare = lexicon::spare(&found.owned_tokens, excluded, tokens, seed);
-    let repair = order::keep_sibling_order(&mut renamer, &dirs, &spare);
+    let repair = order::keep_sibling_order(&mut renamer, &groups, &spare);
     for (token, word) in tokens.iter_mut() {
         if let Some(w) = renamer.word_of(token) {
             *word = w.to_string();
@@ -933,22 +926,36 @@ fn reached_groups(
     }
 }
 
-/// Names the Python files define, parsed in parallel.
-fn input_defined(python: &[(&str, &[u8])], progress: &Progress) -> BTreeSet<String> {
+/// Names the Python files define, and the groups of names they list together
+/// (`transform::listed`), read in parallel.
+fn input_defined(
+    python: &[(&str, &[u8])],
+    progress: &Progress,
+) -> (BTreeSet<String>, Vec<Vec<String>>) {
     python
         .par_iter()
         .map(|(_, src)| {
-            let d: BTreeSet<String> = crate::transform::defs::defined_names(src)
-                .into_iter()
-                .map(str::to_string)
-                .collect();
+            let (defined, listed) = crate::transform::defs::defined_and_listed(src);
             progress.inc();
-            d
+            (
+                defined
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect::<BTreeSet<_>>(),
+                listed
+                    .into_iter()
+                    .map(|g| g.into_iter().map(str::to_string).collect())
+                    .collect::<Vec<Vec<String>>>(),
+            )
         })
-        .reduce(BTreeSet::new, |mut a, b| {
-            a.extend(b);
-            a
-        })
+        .reduce(
+            || (BTreeSet::new(), Vec::new()),
+            |(mut a, mut la), (b, lb)| {
+                a.extend(b);
+                la.extend(lb);
+                (a, la)
+            },
+        )
 }
 
 /// Build the bundle of the tree at `root`; the tree read for it comes back too, so a caller

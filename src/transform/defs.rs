@@ -35,6 +35,25 @@ pub fn defined_names(src: &[u8]) -> HashSet<&str> {
     out
 }
 
+/// `defined_names` and `listed::listed_together` of `src` from one lexical pass.
+pub fn defined_and_listed(src: &[u8]) -> (HashSet<&str>, Vec<Vec<&str>>) {
+    let mut defined = HashSet::new();
+    let mut listed = Vec::new();
+    let mut code = Vec::new();
+    logical_lines(src, true, |line| {
+        super::listed::groups_in_line(line, src, &mut listed);
+        // Definitions are read from code tokens alone, as `defined_names` sees them.
+        code.clear();
+        code.extend(
+            line.iter()
+                .filter(|t| !matches!(t, T::Str(_) | T::P(b'"', _)))
+                .copied(),
+        );
+        statement(&code, src, &mut defined);
+    });
+    (defined, listed)
+}
+
 /// Call `f` with the code tokens of each logical line of `src` (brackets and backslashes
 /// join physical lines; `;` splits them), with whole string literals too if `strings`.
 pub(super) fn logical_lines<'a>(src: &'a [u8], strings: bool, mut f: impl FnMut(&[T<'a>])) {

@@ -23,7 +23,7 @@ pub fn listed_together(src: &[u8]) -> Vec<Vec<&str>> {
     out
 }
 
-fn groups_in_line<'a>(line: &[T<'a>], src: &[u8], out: &mut Vec<Vec<&'a str>>) {
+pub(super) fn groups_in_line<'a>(line: &[T<'a>], src: &[u8], out: &mut Vec<Vec<&'a str>>) {
     for (i, t) in line.iter().enumerate() {
         let T::P(open @ (b'(' | b'[' | b'{'), _) = t else {
             continue;
