@@ -535,6 +535,10 @@ mod tests {
             let (fast, reference) = both(src);
             let missing: Vec<_> = reference.difference(&fast).collect();
             assert!(missing.is_empty(), "lexical finder missed {missing:?}");
+            // The pass that also lists groups sees the same definitions.
+            let (defined, listed) = defined_and_listed(src);
+            assert_eq!(defined, defined_names(src));
+            assert_eq!(listed, super::super::listed::listed_together(src));
         }
     }
 
