@@ -54,6 +54,41 @@ h = "prefix" + tail
     }
 }
 
+/// A message given to `raise` or `warn` is read, never looked up: its joins build no names.
+#[test]
+fn messages_raised_or_warned_build_no_names() {
+    let src = br#"
+def register(self, app, name):
+    if name in app.blueprints:
+        raise ValueError(
+            f"The name '{name}' is already registered for"
+            f" {bp_desc} blueprint{existing_at}. Use 'name=' to"
+        )
+    warnings.warn("deprecated_%s" % name, DeprecationWarning)
+    raise errors.LookupFailed("no lookup_" + name)
+    handler = getattr(self, "visit_" + name)
+    raise_for = Helper(f"render_{name}")
+"#;
+    let t: Vec<String> = dynamic_fragments(src)
+        .iter()
+        .flat_map(|f| f.tokens().collect::<Vec<_>>())
+        .collect();
+    for w in ["blueprint", "deprecated", "lookup"] {
+        assert!(!t.iter().any(|x| x == w), "{w} is in a message: {t:?}");
+    }
+    for w in ["visit", "render"] {
+        assert!(t.iter().any(|x| x == w), "missing {w}: {t:?}");
+    }
+    assert!(in_message(
+        src,
+        src.windows(10).position(|w| w == b"blueprint{").unwrap()
+    ));
+    assert!(!in_message(
+        src,
+        src.windows(6).position(|w| w == b"render").unwrap()
+    ));
+}
+
 /// Names that stored data or Python make from repository names stay: a name inside a
 /// binary file (a zip member), and the tail of a dunder name.
 #[test]

@@ -100,8 +100,13 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                     .iter()
                     .any(|b| matches!(b, b'"' | b'\'' | b'\n'))
         });
-        // Read only for runs that make a fragment (most string runs do not).
-        let fragment = dynamic_after || open_end || dynamic_before || open_start;
+        // Read only for runs that make a fragment (most string runs do not). A message
+        // given to `raise` or `warn` is read by people and tests, never looked up.
+        let fragment = (dynamic_after || open_end || dynamic_before || open_start)
+            && !in_message(src, r.start);
+        if !fragment {
+            continue;
+        }
         let near_name = fragment && reads_name_nearby(src, r.start, r.end);
         if dynamic_after || open_end {
             out.push(Fragment {
@@ -350,6 +355,51 @@ impl FragmentIndex {
         }
         ix
     }
+}
+
+/// How far back from a string the call it is an argument of is looked for.
+const MESSAGE_REACH: usize = 2000;
+
+/// Whether the string run at `pos` is inside the arguments of `raise Name(...)` (or
+/// `raise a.b.Name(...)`) or of a `warn(...)` call: the text it builds is a message.
+/// Read back to the unmatched open bracket, over at most `MESSAGE_REACH` bytes; a bracket
+/// inside another literal on the way can hide the call (the run then counts as before).
+pub(super) fn in_message(src: &[u8], pos: usize) -> bool {
+    let floor = pos.saturating_sub(MESSAGE_REACH);
+    let mut depth = 0usize;
+    let mut i = pos;
+    let open = loop {
+        if i <= floor {
+            return false;
+        }
+        i -= 1;
+        match src[i] {
+            b')' | b']' | b'}' => depth += 1,
+            b'(' | b'[' | b'{' if depth > 0 => depth -= 1,
+            b'(' => break i,
+            b'[' | b'{' => return false,
+            _ => {}
+        }
+    };
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut j = open;
+    while j > 0 && (word(src[j - 1]) || src[j - 1] == b'.') {
+        j -= 1;
+    }
+    let callee = &src[j..open];
+    let last = callee.rsplit(|&b| b == b'.').next().unwrap_or(b"");
+    if last == b"warn" {
+        return true;
+    }
+    if last.is_empty() || !last[0].is_ascii_uppercase() {
+        return false;
+    }
+    let mut k = j;
+    while k > 0 && matches!(src[k - 1], b' ' | b'\t') {
+        k -= 1;
+    }
+    // `raise` itself, then at least one blank before the exception's name.
+    k < j && k >= 5 && &src[k - 5..k] == b"raise" && (k == 5 || !word(src[k - 6]))
 }
 
 pub(super) fn next_code_byte(src: &[u8], mut i: usize) -> Option<u8> {
