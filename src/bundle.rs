@@ -1553,6 +1553,58 @@ mod tests {
         );
     }
 
+    /// The real scan script over a made-up stdlib: module and class globals bound inside
+    /// `try:`, `if`, `with` and `for` blocks are outside names like those at the top
+    /// (uuid.py sets `_UuidCreate` in a `try:`; freezegun reads `uuid._UuidCreate`).
+    #[test]
+    fn env_scan_finds_globals_bound_inside_blocks() {
+        let d = tempfile::tempdir().unwrap();
+        let stdlib = d.path().join("stdlib");
+        let site = d.path().join("site");
+        std::fs::create_dir_all(&stdlib).unwrap();
+        std::fs::create_dir_all(&site).unwrap();
+        std::fs::write(
+            stdlib.join("guarded.py"),
+            "try:\n    import _absent\n    _make_node = _absent.make\nexcept ImportError:\n    _fallback_node = None\nelse:\n    _else_node = 1\nfinally:\n    _final_node = 2\nif True:\n    PLATFORM_FLAG = 1\nelse:\n    OTHER_FLAG = 2\nwith open(__file__) as opened_file:\n    _with_node = 3\nfor loop_item in ():\n    _loop_node = 4\nclass Holder:\n    if True:\n        inner_attr = 1\ndef helper():\n    if True:\n        local_only = 1\n",
+        )
+        .unwrap();
+        std::fs::write(d.path().join("envscan.py"), ENVSCAN).unwrap();
+        let script = format!(
+            "import json, sys; sys.path.insert(0, {dir:?}); import envscan\n\
+             envscan.roots = lambda: ({stdlib:?}, [{site:?}])\n\
+             print(json.dumps(envscan.scan()))",
+            dir = d.path().to_str().unwrap(),
+            stdlib = stdlib.to_str().unwrap(),
+            site = site.to_str().unwrap(),
+        );
+        let out = Command::new("python3")
+            .args(["-I", "-c", &script])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let scan: EnvScan = serde_json::from_slice(&out.stdout).unwrap();
+        let stdlib_names = scan.groups.get("").cloned().unwrap_or_default();
+        for n in [
+            "_make_node",
+            "_fallback_node",
+            "_else_node",
+            "_final_node",
+            "PLATFORM_FLAG",
+            "OTHER_FLAG",
+            "opened_file",
+            "_with_node",
+            "loop_item",
+            "_loop_node",
+            "inner_attr",
+        ] {
+            assert!(stdlib_names.contains(&n.to_string()), "{n} missing");
+        }
+    }
+
     #[test]
     fn a_vendored_copy_of_the_repository_is_not_outside_code() {
         let env = EnvScan {

@@ -398,8 +398,29 @@ def class_uses(node):
     return out
 
 
+# Statements whose bodies bind names in the enclosing module or class body: a module global
+# set inside `try:`/`if ...:` (`_UuidCreate = getattr(_uuid, ...)` in uuid.py) is as much an
+# attribute of the module as one at the top.
+BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While) + (
+    (ast.TryStar,) if hasattr(ast, "TryStar") else ()
+)
+
+
 def targets(stmt):
-    if isinstance(stmt, ast.Assign):
+    if isinstance(stmt, BLOCKS):
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            yield from names_of(stmt.target)
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    yield from names_of(item.optional_vars)
+        bodies = [stmt.body, stmt.orelse if hasattr(stmt, "orelse") else []]
+        bodies.append(getattr(stmt, "finalbody", []))
+        bodies.extend(h.body for h in getattr(stmt, "handlers", []))
+        for body in bodies:
+            for s in body:
+                yield from targets(s)
+    elif isinstance(stmt, ast.Assign):
         for t in stmt.targets:
             yield from names_of(t)
     elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
