@@ -1733,6 +1733,33 @@ mod tests {
         );
     }
 
+    /// Sphinx reads the globals of `conf.py` by name and calls `setup(app)` positionally:
+    /// the globals keep their names, the parameters and locals of its functions are free.
+    #[test]
+    fn sphinx_conf_keeps_its_globals_not_its_locals() {
+        let files: &[(&str, &[u8])] = &[
+            (
+                "src/ledger/__init__.py",
+                b"def make_app(rawtext):\n    app = rawtext\n    return app\n\n\ndef html_theme():\n    pass\n",
+            ),
+            (
+                "docs/conf.py",
+                b"html_theme = 'alabaster'\nif True:\n    pygments_style = 'sphinx'\n\n\ndef role(name, rawtext):\n    app = rawtext.env.app\n    return app\n\n\ndef setup(app):\n    app.add_role('gh', role)\n",
+            ),
+            ("docs/index.rst", b"Ledger\n======\n"),
+        ];
+        let tree = tree_of(files);
+        let b = build_with_env(&tree, &EnvScan::default(), &level2(7), &Progress::hidden());
+        let r = b.renamer().unwrap();
+        let swap = |n: &str| String::from_utf8(r.swap_name(n.as_bytes()).into_owned()).unwrap();
+        for kept in ["html_theme", "pygments_style", "setup", "role"] {
+            assert_eq!(swap(kept), kept);
+        }
+        for free in ["app", "rawtext", "make_app"] {
+            assert_ne!(swap(free), free);
+        }
+    }
+
     #[test]
     fn names_listed_together_sort_in_the_view_as_in_the_original() {
         let names = [

@@ -415,6 +415,39 @@ pub fn defined_names_tree_sitter(src: &[u8]) -> BTreeSet<String> {
     out
 }
 
+/// Names a module binds at its top level (assignments, `def`, `class`, imports, also inside
+/// a top-level `if`/`try`/`for`/`with`), not the parameters and locals of its functions nor
+/// the members of its classes: what a tool that reads the module's globals by name sees.
+pub fn module_level_names(src: &[u8]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut parser = Parser::new();
+    if parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .is_err()
+    {
+        return out;
+    }
+    let Some(tree) = parser.parse(src, None) else {
+        return out;
+    };
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "function_definition" | "class_definition" => {
+                add(node.child_by_field_name("name"), src, &mut out);
+                continue;
+            }
+            "lambda" => continue,
+            _ => visit(node, src, &mut out),
+        }
+        let mut c = node.walk();
+        for child in node.children(&mut c) {
+            stack.push(child);
+        }
+    }
+    out
+}
+
 fn text<'a>(n: Node<'_>, src: &'a [u8]) -> Option<&'a str> {
     std::str::from_utf8(src.get(n.start_byte()..n.end_byte())?).ok()
 }

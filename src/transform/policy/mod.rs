@@ -996,9 +996,9 @@ fn freeze_flat_layout_skips(input: &PolicyInput<'_>, f: &mut Findings) {
 
 /// Sphinx reads its settings from `conf.py` in its source directory (one that also holds
 /// `index.rst` or `index.md`) by name: the file keeps its name (`conf` is frozen), the
-/// settings it defines keep theirs (`extensions`, `html_theme`, `extlinks`), and so do the
-/// dotted names in its strings that are not the repository's own modules
-/// (`"sphinx.ext.autodoc"`): they name Sphinx extensions.
+/// settings it defines at its top level keep theirs (`extensions`, `html_theme`, `extlinks`,
+/// `setup`), and so do the dotted names in its strings that are not the repository's own
+/// modules (`"sphinx.ext.autodoc"`): they name Sphinx extensions.
 fn freeze_sphinx_settings(input: &PolicyInput<'_>, f: &mut Findings) {
     let index: HashSet<&str> = input.text.iter().map(|(p, _)| *p).collect();
     for (path, src) in &input.python {
@@ -1019,10 +1019,11 @@ fn freeze_sphinx_settings(input: &PolicyInput<'_>, f: &mut Findings) {
         f.frozen_runs
             .entry("conf".to_string())
             .or_insert(FreezeReason::Tool);
-        for name in super::defs::defined_names(src) {
-            f.frozen_runs
-                .entry(name.to_string())
-                .or_insert(FreezeReason::Tool);
+        // Only the module's globals: Sphinx calls `setup(app)` positionally and never sees
+        // a function's locals, so those stay free (flask's `app`, a local of a role
+        // function in its conf.py, had frozen `app` everywhere).
+        for name in super::defs::module_level_names(src) {
+            f.frozen_runs.entry(name).or_insert(FreezeReason::Tool);
         }
         for r in lexer::python_runs(src) {
             if r.class != Class::String {
