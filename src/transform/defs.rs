@@ -54,6 +54,21 @@ pub fn defined_and_listed(src: &[u8]) -> (HashSet<&str>, Vec<Vec<&str>>) {
     (defined, listed)
 }
 
+/// Names given a bare annotation at the start of a statement (`module_base: Path`, with or
+/// without a value): the fields of dataclasses, attrs classes and typed named tuples, which
+/// code reads back by name (`dataclasses.fields(cls)`, `field.name`).
+pub fn annotated_names(src: &[u8]) -> HashSet<&str> {
+    let mut out = HashSet::new();
+    logical_lines(src, false, |line| {
+        if let [T::Word(name), T::P(b':', _), _, ..] = line {
+            if !crate::transform::policy::is_keyword(name) {
+                out.insert(*name);
+            }
+        }
+    });
+    out
+}
+
 /// Call `f` with the code tokens of each logical line of `src` (brackets and backslashes
 /// join physical lines; `;` splits them), with whole string literals too if `strings`.
 pub(super) fn logical_lines<'a>(src: &'a [u8], strings: bool, mut f: impl FnMut(&[T<'a>])) {

@@ -733,7 +733,8 @@ whole = [f for f in names if f == "flywheel"]
 }
 
 /// The rests of names picked by a name part become names only where the program can read
-/// them: the file that compares must also split at underscores, and the literal must be a
+/// them: the file that compares must also split at underscores (or slice the part off), and
+/// the literal must be a
 /// whole part (`check_`), not a bare word (`check`) or an underscore.
 #[test]
 fn rests_count_only_for_a_name_part_in_a_file_that_splits() {
@@ -751,6 +752,19 @@ fn rests_count_only_for_a_name_part_in_a_file_that_splits() {
     assert!(with("n.startswith('check_')", true));
     assert!(with("n[:6] == 'check_'", true));
     assert!(!with("n.startswith('check_')", false), "no split");
+    // Or a slice that cuts the part off by its length (mako's `pa[6:]`).
+    let sliced = |cut: &str| {
+        let src = format!(
+            "def check_widget():\n    pass\n\nKINDS = ['widget']\n\ndef pick(names):\n    \
+             return [n{cut} for n in names if n.startswith('check_')]\n"
+        );
+        let defined = set(&["check_widget", "KINDS", "pick"]);
+        let env = set(&["startswith", "n", "names"]);
+        let input = one_file(src.as_bytes(), &env, &defined);
+        analyze(&input).code_runs.contains("widget")
+    };
+    assert!(sliced("[6:]"));
+    assert!(!sliced("[5:]"), "a slice of another length");
     assert!(!with("n.startswith('check')", true), "a bare word");
     assert!(!with("n.startswith('_')", true), "an underscore");
 }

@@ -189,14 +189,40 @@ pub fn is_outside_module(top: &str, input: &PolicyInput<'_>) -> bool {
     input.env_modules.contains(top) || !input.tree_modules.contains(top)
 }
 
+/// A module that no environment has and that the repository spells whole in a string
+/// (`"config_package_app"`, `"site_app.py"`) is one its own code writes at run time (tests
+/// that write a module into a temporary directory and import it): its imports are the
+/// repository's own names, not an outside module's. Nothing outside can define them: the
+/// environment the view runs under has no such module, so an import of it in the original
+/// finds what the repository wrote, and in the view the same names, renamed alike.
+fn written_module(top: &str, facts: &FileFacts<'_>, input: &PolicyInput<'_>) -> bool {
+    !input.env_modules.contains(top)
+        && (facts.whole_strings.contains(top) || facts.module_files.contains(top))
+}
+
+/// The string run `src[start..end]` is followed by `.py` and the literal's end, and starts
+/// the literal or a path piece (`"site_app.py"`, `"pkg/site_app.py"`).
+fn spells_python_file(src: &[u8], start: usize, end: usize) -> bool {
+    start > 0
+        && matches!(src[start - 1], b'"' | b'\'' | b'/')
+        && src.get(end..end + 3) == Some(b".py".as_slice())
+        && matches!(src.get(end + 3), Some(b'"' | b'\''))
+}
+
 /// What Python files contribute to the policy: one file's facts, or the union of many
 /// (`merge`). Every rule reads them as a union, so files are folded in as they are read
 /// instead of keeping a set per file: on a tree ten times Django's size the per-file sets
 /// were about a third of the map's peak memory.
 #[derive(Default)]
 struct FileFacts<'a> {
-    /// Names imported from outside modules (module path parts and imported names).
-    frozen_imports: Vec<String>,
+    /// Names imported from outside modules (module path parts and imported names), each
+    /// with the top module it was imported from.
+    frozen_imports: Vec<(String, String)>,
+    /// String runs spelled as a Python file, `"NAME.py"` or `.../NAME.py` (see
+    /// `written_module`).
+    module_files: HashSet<&'a str>,
+    /// Names annotated at the start of a statement: fields (see `defs::annotated_names`).
+    fields: HashSet<&'a str>,
     fragments: Vec<Fragment>,
     /// Distinct runs of any class, and of code.
     runs: HashSet<&'a str>,
@@ -250,6 +276,8 @@ impl<'a> FileFacts<'a> {
         union(&mut self.compared_strings, &mut other.compared_strings);
         union(&mut self.pattern_runs, &mut other.pattern_runs);
         union(&mut self.codec_runs, &mut other.codec_runs);
+        union(&mut self.module_files, &mut other.module_files);
+        union(&mut self.fields, &mut other.fields);
         self
     }
 }
@@ -332,6 +360,8 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         .collect();
     let mut ff = FileFacts {
         frozen_imports: Vec::new(),
+        module_files: HashSet::new(),
+        fields: super::defs::annotated_names(src),
         fragments,
         runs: HashSet::new(),
         code_runs: HashSet::new(),
@@ -344,15 +374,16 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         codec_runs: HashSet::new(),
     };
     for imp in imports_in_runs(src, &runs) {
-        let outside = imp.level == 0
-            && imp
-                .module
-                .first()
-                .is_some_and(|top| is_outside_module(top, input));
-        if outside {
-            ff.frozen_imports
-                .extend(imp.module.into_iter().chain(imp.names));
-        }
+        let top = match imp.module.first() {
+            Some(top) if imp.level == 0 && is_outside_module(top, input) => top.clone(),
+            _ => continue,
+        };
+        ff.frozen_imports.extend(
+            imp.module
+                .into_iter()
+                .chain(imp.names)
+                .map(|n| (top.clone(), n)),
+        );
     }
     for r in runs {
         let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
@@ -361,6 +392,9 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         ff.runs.insert(run);
         if r.class == Class::String && codec_literal(src, r.start, r.end, input.data_words) {
             ff.codec_runs.insert(run);
+        }
+        if r.class == Class::String && spells_python_file(src, r.start, r.end) {
+            ff.module_files.insert(run);
         }
         if r.class == Class::Code {
             ff.code_runs.insert(run);
@@ -391,9 +425,17 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         }
     }
     // A comparison alone leaves no rest: the file that compares must also cut strings at
-    // underscores (PLY's `s.split('_')` next to its `f[:2] == 't_'`).
+    // underscores (PLY's `s.split('_')` next to its `f[:2] == 't_'`), or slice the part off
+    // by its length (mako's `pa[6:]` for the names that `pa.startswith("cache_")` picked).
     if !ff.cut_strings.contains("_") {
-        ff.compared_strings.clear();
+        ff.compared_strings.retain(|&(part, prefix)| {
+            let cut = if prefix {
+                format!("[{}:]", part.len())
+            } else {
+                format!("[:-{}]", part.len())
+            };
+            src.windows(cut.len()).any(|w| w == cut.as_bytes())
+        });
     }
     ff
 }
@@ -549,6 +591,17 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             }
         }
     }
+    // A field is read by its name as data (`dataclasses.fields(cls)`): one that a
+    // configuration file spells as a key is read from that file by it (mako's test settings,
+    // `module_base: Path`, read from `[mako_testing] module_base = ...` in setup.cfg).
+    for w in &facts.fields {
+        let hit = toml_words.contains(*w) || ini_words.contains(&w.to_ascii_lowercase());
+        if hit && owned_tokens(w).next().is_some() {
+            f.frozen_runs
+                .entry(w.to_string())
+                .or_insert(FreezeReason::Config);
+        }
+    }
     // Runs outside code could see: exposed in a Python file, or anywhere in a text file or a
     // path (configuration, templates and file names are read by outside code as data).
     let mut all_runs: HashSet<&str> = std::mem::take(&mut facts.runs);
@@ -556,7 +609,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     let mut exposed: HashSet<&str> = std::mem::take(&mut facts.exposed);
     let exposed_by_code: HashSet<&str> = std::mem::take(&mut facts.exposed_by_code);
     let mut fragments: BTreeSet<Fragment> = facts.fragments.drain(..).collect();
-    for m in &facts.frozen_imports {
+    for (top, m) in &facts.frozen_imports {
+        if written_module(top, &facts, input) {
+            continue;
+        }
         f.frozen_runs
             .entry(m.clone())
             .or_insert(FreezeReason::Imported);
@@ -883,7 +939,8 @@ fn add_affix_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findi
 }
 
 /// Names picked by a name part (`f[:2] == "t_"`, `name.endswith("_opt")`) in a file that
-/// also splits strings at underscores are read by the program, which takes the rest of each
+/// also splits strings at underscores, or slices the part off (`name[6:]` after
+/// `name.startswith("cache_")`), are read by the program, which takes the rest of each
 /// name, and its parts, as data: PLY matches the rest of `t_PLUS` with the string `'PLUS'`
 /// of a `tokens` tuple, and the `ppline` of `t_ppline_NEWLINE` with the state `'ppline'`. A
 /// whole string literal that spells such a rest or part is that data: it counts as a name the

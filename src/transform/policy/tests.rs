@@ -637,3 +637,55 @@ fn cores_of_dunders_in_strings_are_data() {
     assert!(f.frozen_owned.contains("website"));
     assert!(f.owned_runs.contains("homepage"), "{:?}", f.frozen_runs);
 }
+
+/// A module the repository writes at run time (its name spelled whole, or as `NAME.py`, in a
+/// string) and no environment has: the names imported from it are the repository's own. A
+/// module spelled nowhere (an optional dependency that is not installed) and one the
+/// environment has keep the names imported from them.
+#[test]
+fn names_imported_from_a_module_the_repository_writes_are_its_own() {
+    let own = set(&["shop"]);
+    let env = set(&["json"]);
+    let defined = set(&["ledger_app", "basket_app", "loads"]);
+    let src: &[u8] = b"def test_written(tmp):\n    (tmp / 'written_mod.py').write_text('ledger_app = 1')\n    (tmp / 'written_pkg').mkdir()\n    from written_mod import ledger_app\n    from written_pkg import basket_app\n    from json import loads\n    from missing_dep import optional_app\n    'json'\n    return ledger_app, basket_app, loads, optional_app\n";
+    let input = PolicyInput {
+        python: vec![("tests/test_written.py", src)],
+        env_modules: &env,
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    for name in ["ledger_app", "basket_app", "written_mod", "written_pkg"] {
+        assert!(
+            !f.frozen_runs.contains_key(name),
+            "{name}: {:?}",
+            f.frozen_runs.get(name)
+        );
+    }
+    assert_eq!(f.frozen_runs["loads"], FreezeReason::Imported);
+    assert_eq!(f.frozen_runs["optional_app"], FreezeReason::Imported);
+    assert_eq!(f.frozen_runs["missing_dep"], FreezeReason::Imported);
+}
+
+/// A field (a name annotated at the start of a statement) that a configuration file spells as
+/// a key is read from that file by its name (`dataclasses.fields(cls)`, then
+/// `cfg.get(section, field.name)`): it keeps its name. Other fields, and a key no field
+/// spells, change nothing.
+#[test]
+fn fields_spelled_as_configuration_keys_keep_their_names() {
+    let own = set(&["shop"]);
+    let defined = set(&["ShopConfig", "module_base", "other_field", "section_header"]);
+    let src: &[u8] = b"@dataclass\nclass ShopConfig:\n    module_base: Path\n    other_field: int = 0\n    section_header = 'shop_testing'\n\n    def load(self, cfg):\n        return {f.name: cfg.get(self.section_header, f.name) for f in fields(self)}\n";
+    let cfg: &[u8] = b"[shop_testing]\nmodule_base = ./test/modules\n";
+    let input = PolicyInput {
+        python: vec![("shop/config.py", src)],
+        text: vec![("setup.cfg", cfg)],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("module_base"),
+        Some(&FreezeReason::Config)
+    );
+    assert!(!f.frozen_runs.contains_key("other_field"));
+    assert!(f.owned_runs.contains("other_field"));
+}
