@@ -105,6 +105,10 @@ pub struct Bundle {
     /// Built with `--rename-pure-locals`.
     #[serde(default)]
     pub rename_pure_locals: bool,
+    /// Names whose definitions keep their relative order in the view
+    /// (`policy::Findings::ordered`).
+    #[serde(default)]
+    pub ordered: BTreeSet<String>,
 }
 
 /// The options a command asks of a view, as far as they were given (`None`: not given).
@@ -363,6 +367,14 @@ pub struct EnvScan {
     /// the names its code uses on that module (see `module_uses` in the scan script).
     #[serde(default)]
     pub uses: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// For each top-level module, the name parts its code picks names by (see
+    /// `compared_parts` in the scan script and `policy::PolicyInput::compared_parts`).
+    #[serde(default)]
+    pub compared_parts: BTreeMap<String, Vec<(String, bool)>>,
+    /// For each module in `compared_parts`, the identifiers its code (the files that pick
+    /// names) spells as strings.
+    #[serde(default)]
+    pub compared_words: BTreeMap<String, Vec<String>>,
     /// Which environment this is (see [`env_fingerprint`]); not part of the cached scan.
     #[serde(skip)]
     pub fingerprint: String,
@@ -639,6 +651,8 @@ pub fn build_with_env(
         user: &opts.freeze,
         defined: &defined,
         data_words: &data_words,
+        compared_parts: &env.compared_parts,
+        compared_words: &env.compared_words,
     };
     let t = std::time::Instant::now();
     let found = policy::analyze(&input);
@@ -729,6 +743,7 @@ pub fn build_with_env(
         python: opts.python.to_string_lossy().into_owned(),
         freeze: opts.freeze.clone(),
         rename_pure_locals: opts.rename_pure_locals,
+        ordered: found.ordered,
     }
 }
 
@@ -1605,6 +1620,51 @@ mod tests {
         }
     }
 
+    /// The real scan script: the name parts an installed module picks names by (a prefix
+    /// compared by slice or `startswith`, a suffix by `endswith`), with the identifiers its
+    /// code spells as strings; bare words and parts of other shapes are not parts.
+    #[test]
+    fn env_scan_finds_the_name_parts_a_module_picks_names_by() {
+        let d = tempfile::tempdir().unwrap();
+        let stdlib = d.path().join("stdlib");
+        let site = d.path().join("site");
+        std::fs::create_dir_all(&stdlib).unwrap();
+        std::fs::create_dir_all(site.join("lexkit")).unwrap();
+        std::fs::write(
+            site.join("lexkit/lex.py"),
+            "def rules(ns):\n    names = [f for f in ns if f[:2] == 't_']\n    cmds = [n for n in ns if n.startswith(('do_', 'x'))]\n    ends = [n for n in ns if n.endswith('_end')]\n    bare = [n for n in ns if n.startswith('test')]\n    return names, cmds, ends, bare, 'ignore', 'not a word'\n",
+        )
+        .unwrap();
+        std::fs::write(site.join("plain.py"), "x = 'y'.startswith('z_')\n").unwrap();
+        std::fs::write(d.path().join("envscan.py"), ENVSCAN).unwrap();
+        let script = format!(
+            "import json, sys; sys.path.insert(0, {dir:?}); import envscan\n\
+             envscan.roots = lambda: ({stdlib:?}, [{site:?}])\n\
+             print(json.dumps(envscan.scan()))",
+            dir = d.path().to_str().unwrap(),
+            stdlib = stdlib.to_str().unwrap(),
+            site = site.to_str().unwrap(),
+        );
+        let out = Command::new("python3")
+            .args(["-I", "-c", &script])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let scan: EnvScan = serde_json::from_slice(&out.stdout).unwrap();
+        let parts = &scan.compared_parts["lexkit"];
+        let want = [("_end", false), ("do_", true), ("t_", true)];
+        let got: Vec<(&str, bool)> = parts.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+        assert_eq!(got, want);
+        assert_eq!(scan.compared_parts["plain"], vec![("z_".to_string(), true)]);
+        let words = &scan.compared_words["lexkit"];
+        assert!(words.contains(&"ignore".to_string()), "{words:?}");
+        assert!(!words.iter().any(|w| w == "not a word"));
+    }
+
     #[test]
     fn a_vendored_copy_of_the_repository_is_not_outside_code() {
         let env = EnvScan {
@@ -1731,6 +1791,69 @@ mod tests {
             !src.iter().any(|n| n == "tools" || n == "tasks.py"),
             "{src:?}"
         );
+    }
+
+    /// An installed lexer module that picks names by `t_` (as PLY does) and spells `ignore`
+    /// as a string: in the repository, a subclass in a file that does not import it keeps
+    /// the token a string of its `tokens` list spells (`'BUCKET'` and `t_BUCKET` change
+    /// together), rests the module spells keep their words (`t_ignore`), rests nothing spells
+    /// are free, and every picked name keeps its place relative to the others.
+    #[test]
+    fn names_an_outside_module_picks_by_a_part_keep_what_it_reads() {
+        let mut env = made_up_env(&[("", &[]), ("lexkit", &["lex", "token"])], &[]);
+        env.compared_parts = [("lexkit".to_string(), vec![("t_".to_string(), true)])]
+            .into_iter()
+            .collect();
+        env.compared_words = [("lexkit".to_string(), strs(&["ignore", "token"]))]
+            .into_iter()
+            .collect();
+        let files: &[(&str, &[u8])] = &[
+            (
+                "ledger/lexer.py",
+                b"import lexkit
+
+
+class BaseLexer:
+    tokens = ['PAIL']
+    t_ignore = ' '
+
+    def t_PAIL(self, t):
+        return t
+
+    def build(self):
+        return lexkit.lex(module=self)
+",
+            ),
+            (
+                "ledger/ext.py",
+                b"from . import lexer
+
+
+class MoreLexer(lexer.BaseLexer):
+    tokens = lexer.BaseLexer.tokens + ['BUCKET']
+
+    def t_BUCKET(self, t):
+        return t
+
+    def t_sorrow_mark(self, t):
+        return t
+",
+            ),
+        ];
+        let tree = tree_of(files);
+        let b = build_with_env(&tree, &env, &level2(7), &Progress::hidden());
+        let r = b.renamer().unwrap();
+        let swap = |n: &str| String::from_utf8(r.swap_name(n.as_bytes()).into_owned()).unwrap();
+        assert_eq!(swap("t_ignore"), "t_ignore");
+        assert_ne!(swap("BUCKET"), "BUCKET");
+        assert_eq!(swap("t_BUCKET"), format!("t_{}", swap("BUCKET")));
+        let ext = String::from_utf8(r.swap_content(b"ext.py", files[1].1).into_owned()).unwrap();
+        assert!(ext.contains(&format!("['{}']", swap("BUCKET"))), "{ext}");
+        assert_ne!(swap("t_sorrow_mark"), "t_sorrow_mark");
+        for name in ["t_ignore", "t_PAIL", "t_BUCKET", "t_sorrow_mark"] {
+            assert!(b.ordered.contains(name), "{name}: {:?}", b.ordered);
+        }
+        assert!(!b.ordered.contains("build"));
     }
 
     /// Sphinx reads the globals of `conf.py` by name and calls `setup(app)` positionally:

@@ -194,12 +194,65 @@ def named_tuple_fields(call):
     return out
 
 
+NAME_PART = re.compile(r"[A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_]*")
+
+
+def compared_parts(tree):
+    """Name parts the module's code picks names by: a string ending in `_` that a prefix of
+    a value is compared with (`f[:2] == 't_'`, `name.startswith('do_')`), or one starting with
+    `_` compared with a suffix. Code that does this collects names from a namespace it is
+    handed (PLY's `lex(module=obj)` takes every `t_*` of `obj`, in definition order; `cmd.Cmd`
+    runs the command `quit` by its method `do_quit`), so the rest of each such name is data."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+            node.ops[0], (ast.Eq, ast.NotEq)
+        ):
+            a, b = node.left, node.comparators[0]
+            for x, y in ((a, b), (b, a)):
+                if not (isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice)):
+                    continue
+                if not (isinstance(y, ast.Constant) and isinstance(y.value, str)):
+                    continue
+                sl = x.slice
+                if sl.step is None and sl.lower is None and sl.upper is not None:
+                    out.add((y.value, True))
+                elif sl.step is None and sl.upper is None and sl.lower is not None:
+                    out.add((y.value, False))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+            and node.args
+        ):
+            a = node.args[0]
+            vals = [a] if isinstance(a, ast.Constant) else getattr(a, "elts", [])
+            for v in vals:
+                if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                    out.add((v.value, node.func.attr == "startswith"))
+    return {
+        (v, pre)
+        for v, pre in out
+        if NAME_PART.fullmatch(v) and (v.endswith("_") if pre else v.startswith("_"))
+    }
+
+
+def top_module(group, f):
+    """The top-level module a scanned file belongs to, as code imports it."""
+    if group:
+        return group.split(".")[0]
+    rel = os.path.relpath(f, roots()[0])
+    first = rel.split(os.sep)[0]
+    return first[:-3] if first.endswith(".py") else first
+
+
 def collect(args):
     jobs, ep_groups = args
     groups = {}
     imports = {}
     loads = {}
     uses = {}
+    parts = {}
     stdlib_names = set(sys.stdlib_module_names)
     for group, f in jobs:
         names = groups.setdefault(group, set())
@@ -221,9 +274,23 @@ def collect(args):
             if file_imports - skip:
                 for m, u in module_uses(tree, skip).items():
                     uses.setdefault(group, {}).setdefault(m, set()).update(u)
+            found = compared_parts(tree)
+            if found:
+                # With the words the same code spells as strings: the rests it may compare
+                # with its own constants (PLY's `t_ignore`, `t_error`).
+                words = {
+                    n.value
+                    for n in ast.walk(tree)
+                    if isinstance(n, ast.Constant)
+                    and isinstance(n.value, str)
+                    and n.value.isidentifier()
+                }
+                entry = parts.setdefault(top_module(group, f), (set(), set()))
+                entry[0].update(found)
+                entry[1].update(words)
         except RecursionError:
             continue
-    return groups, imports, loads, uses
+    return groups, imports, loads, uses, parts
 
 
 def root_name(e):
@@ -627,7 +694,12 @@ def scan():
     group_imports = {}
     group_loads = {}
     group_uses = {}
-    for part, imps, lds, uses in parts:
+    module_parts = {}
+    module_words = {}
+    for part, imps, lds, uses, found in parts:
+        for m, (ps, ws) in found.items():
+            module_parts.setdefault(m, set()).update(ps)
+            module_words.setdefault(m, set()).update(ws)
         for g, names in part.items():
             groups.setdefault(g, set()).update(names)
         for g, i in imps.items():
@@ -666,6 +738,8 @@ def scan():
             "uses": {g: {m: sorted(n for n in names if n and n.isidentifier())
                          for m, names in per.items()}
                      for g, per in group_uses.items()},
+            "compared_parts": {m: sorted(ps) for m, ps in module_parts.items()},
+            "compared_words": {m: sorted(ws) for m, ws in module_words.items()},
             "unicode_words": unicode_words() + codec_names()}
 
 

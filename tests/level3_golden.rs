@@ -31,7 +31,7 @@ fn read(name: &str) -> Vec<u8> {
 
 fn view_of(name: &str, seed: u64) -> String {
     let orig = read(name);
-    let l = layout::plan(name.as_bytes(), &orig, seed);
+    let l = layout::plan(name.as_bytes(), &orig, seed, &Default::default());
     String::from_utf8(layout::render(&orig, &l)).unwrap()
 }
 
@@ -55,7 +55,7 @@ fn every_fixture_is_a_valid_round_tripping_permutation() {
         let orig = std::fs::read(&path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         for seed in 0..12u64 {
-            let l = layout::plan(name.as_bytes(), &orig, seed);
+            let l = layout::plan(name.as_bytes(), &orig, seed, &Default::default());
             let view = layout::render(&orig, &l);
             let mut a = layout::split_lines(&orig);
             let mut b = layout::split_lines(&view);
@@ -77,7 +77,7 @@ fn views_match_the_reviewed_goldens() {
         let golden = path.with_file_name(format!("{name}.seed7.view"));
         let view = layout::render(
             &read(&name),
-            &layout::plan(name.as_bytes(), &read(&name), 7),
+            &layout::plan(name.as_bytes(), &read(&name), 7, &Default::default()),
         );
         if bless {
             std::fs::write(&golden, &view).unwrap();
@@ -95,16 +95,21 @@ fn views_match_the_reviewed_goldens() {
 fn seeds_shuffle_and_are_deterministic() {
     let orig = read("nested.py");
     let views: std::collections::BTreeSet<Vec<u8>> = (0..16u64)
-        .map(|s| layout::render(&orig, &layout::plan(b"nested.py", &orig, s)))
+        .map(|s| {
+            layout::render(
+                &orig,
+                &layout::plan(b"nested.py", &orig, s, &Default::default()),
+            )
+        })
         .collect();
     assert!(views.len() > 4, "only {} distinct views", views.len());
     assert_eq!(
-        layout::plan(b"nested.py", &orig, 3),
-        layout::plan(b"nested.py", &orig, 3)
+        layout::plan(b"nested.py", &orig, 3, &Default::default()),
+        layout::plan(b"nested.py", &orig, 3, &Default::default())
     );
     // The path is part of the seed.
     let other: std::collections::BTreeSet<Layout> = (0..8u64)
-        .map(|s| layout::plan(b"x/nested.py", &orig, s))
+        .map(|s| layout::plan(b"x/nested.py", &orig, s, &Default::default()))
         .collect();
     assert!(other.len() > 1);
 }
@@ -218,10 +223,10 @@ fn missing_final_newline_and_crlf_are_kept() {
 fn unparsable_files_are_served_in_original_order() {
     let orig = read("broken.py");
     for seed in 0..8u64 {
-        assert!(layout::plan(b"broken.py", &orig, seed).is_identity());
+        assert!(layout::plan(b"broken.py", &orig, seed, &Default::default()).is_identity());
     }
     let junk = b"\xff\xfe def f():\n    pass\n\ndef g():\n    pass\n";
-    assert!(layout::plan(b"junk.py", junk, 1).is_identity());
+    assert!(layout::plan(b"junk.py", junk, 1, &Default::default()).is_identity());
 }
 
 /// Corpus check on real code: plans every `.py` file under `L3_CORPUS` (default: the `json`
@@ -274,7 +279,7 @@ fn corpus_at(root: &std::path::Path) -> usize {
                     .unwrap()
                     .to_string_lossy()
                     .into_owned();
-                let l = layout::plan(rel.as_bytes(), &orig, 7);
+                let l = layout::plan(rel.as_bytes(), &orig, 7, &Default::default());
                 files += 1;
                 if !l.is_identity() {
                     moved += 1;

@@ -244,7 +244,7 @@ proptest! {
 
     #[test]
     fn law1_plan_round_trips(src in file(), seed in 0..6u64) {
-        let l = layout::plan(b"m.py", &src, seed);
+        let l = layout::plan(b"m.py", &src, seed, &Default::default());
         prop_assert!(layout::validate(&src, &l).is_ok());
         let view = layout::render(&src, &l);
         let (o, l2) = layout::inverse(&src, &l, &view);
@@ -257,7 +257,7 @@ proptest! {
 
     #[test]
     fn law2_and_law6_after_edits(src in file(), seed in 0..6u64, edits in prop::collection::vec(edit(), 1..6)) {
-        let l = layout::plan(b"m.py", &src, seed);
+        let l = layout::plan(b"m.py", &src, seed, &Default::default());
         let mut view = layout::render(&src, &l);
         for e in &edits {
             view = apply(&view, e);
@@ -290,7 +290,7 @@ proptest! {
 
     #[test]
     fn law4_edit_inside_a_unit_changes_only_its_line(src in file(), seed in 0..6u64, pick in 0..64usize) {
-        let l = layout::plan(b"m.py", &src, seed);
+        let l = layout::plan(b"m.py", &src, seed, &Default::default());
         let view = layout::render(&src, &l);
         let lines = layout::split_lines(&view);
         let bodies: Vec<usize> = (0..lines.len())
@@ -318,7 +318,7 @@ proptest! {
 
     #[test]
     fn law2_for_arbitrary_bytes(src in file(), seed in 0..6u64, junk in prop::collection::vec(prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), Just(b' '), Just(0xffu8), Just(b'#'), Just(b':')], 0..80)) {
-        let l = layout::plan(b"m.py", &src, seed);
+        let l = layout::plan(b"m.py", &src, seed, &Default::default());
         let (o, nl) = layout::inverse(&src, &l, &junk);
         prop_assert_eq!(layout::render(&o, &nl), junk);
     }
@@ -356,11 +356,11 @@ fn new_dependency_keeps_view_order_for_its_run() {
     // Find a seed whose view puts b first.
     let seed = (0..64u64)
         .find(|&s| {
-            let v = layout::render(src, &layout::plan(b"m.py", src, s));
+            let v = layout::render(src, &layout::plan(b"m.py", src, s, &Default::default()));
             v.starts_with(b"import os\n\n\ndef b")
         })
         .expect("some seed swaps a and b");
-    let l = layout::plan(b"m.py", src, seed);
+    let l = layout::plan(b"m.py", src, seed, &Default::default());
     let view = String::from_utf8(layout::render(src, &l)).unwrap();
     // A new decorator on a that reads b: b must stay above a in the original.
     let new_view = view.replace("def a():", "@b\ndef a():");
@@ -382,7 +382,7 @@ fn new_function_lands_after_its_view_predecessor() {
     let src = b"import os\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
     let mut shuffled = 0;
     for seed in 0..16u64 {
-        let l = layout::plan(b"m.py", src, seed);
+        let l = layout::plan(b"m.py", src, seed, &Default::default());
         shuffled += usize::from(!l.is_identity());
         let view = String::from_utf8(layout::render(src, &l)).unwrap();
         let new_view = view.replace(

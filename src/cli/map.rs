@@ -156,6 +156,7 @@ pub fn map(args: &MapArgs) -> Result<(), CliError> {
                     f.rel.as_os_str().as_encoded_bytes(),
                     &f.content,
                     bundle.seed,
+                    &bundle.ordered,
                 );
                 let order = l.order();
                 let lines = order.iter().enumerate().filter(|(k, o)| k != *o).count();

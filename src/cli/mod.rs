@@ -367,10 +367,13 @@ pub fn transform_of(b: &Bundle, state: Option<&Path>) -> Result<Composite, CliEr
                 .as_ref()
                 .and_then(|d| std::fs::read(d.join(name)).ok())
         };
-        Some(match saved {
-            Some(st) => LayoutStore::from_state(st, &blob),
-            None => LayoutStore::new(b.seed),
-        })
+        Some(
+            match saved {
+                Some(st) => LayoutStore::from_state(st, &blob),
+                None => LayoutStore::new(b.seed),
+            }
+            .keeping_order_of(b.ordered.clone()),
+        )
     } else {
         None
     };

@@ -20,7 +20,7 @@
 //! the view. Those positions only serve as sort keys for the units of each run of the new
 //! view; blank lines and anchors stay exactly where the view has them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
@@ -284,6 +284,9 @@ fn digest(bytes: &[u8]) -> String {
 #[derive(Debug, Default)]
 pub struct LayoutStore {
     seed: u64,
+    /// Names whose definitions keep their relative order (`reorder::seeded_order`); from
+    /// the bundle, so not part of the saved state.
+    ordered: BTreeSet<String>,
     files: Mutex<BTreeMap<Vec<u8>, Entry>>,
 }
 
@@ -291,8 +294,21 @@ impl LayoutStore {
     pub fn new(seed: u64) -> LayoutStore {
         LayoutStore {
             seed,
+            ordered: BTreeSet::new(),
             files: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// Names whose definitions keep their relative order (see `keeping_order_of`).
+    pub fn ordered(&self) -> &BTreeSet<String> {
+        &self.ordered
+    }
+
+    /// The store, planning new layouts that keep the relative order of definitions named
+    /// in `ordered` (the bundle's `ordered`).
+    pub fn keeping_order_of(mut self, ordered: BTreeSet<String>) -> LayoutStore {
+        self.ordered = ordered;
+        self
     }
 
     /// The store a saved state describes. `blob` gives the bytes saved under a base's digest;
@@ -334,6 +350,7 @@ impl LayoutStore {
             .collect();
         LayoutStore {
             seed: state.seed,
+            ordered: BTreeSet::new(),
             files: Mutex::new(files),
         }
     }
@@ -372,7 +389,7 @@ impl LayoutStore {
         // Planned without the lock (it parses the file); a layout stored for the same content
         // meanwhile (a rename carrying its layout, a write-back) wins over the fresh plan, or
         // a file moved while the background scan renders it would take the new path's order.
-        let planned = plan(path, original, self.seed);
+        let planned = plan(path, original, self.seed, &self.ordered);
         let mut files = self.files.lock();
         if let Some(e) = files.get(path) {
             if e.hash == hash {
@@ -426,7 +443,7 @@ impl LayoutStore {
                 Base {
                     file: BaseFile {
                         original: current.to_vec(),
-                        layout: plan(path, current, self.seed),
+                        layout: plan(path, current, self.seed, &self.ordered),
                     },
                     sha: hash,
                 },
@@ -515,7 +532,7 @@ pub fn is_python_name(name: &[u8]) -> bool {
 
 /// The seeded layout of an original file; the identity layout when it does not parse or when
 /// the planned layout would not survive its own round trip (checked, law 1).
-pub fn plan(path: &[u8], original: &[u8], seed: u64) -> Layout {
+pub fn plan(path: &[u8], original: &[u8], seed: u64, ordered: &BTreeSet<String>) -> Layout {
     let n = split_lines(original).len();
     let structure = match reorder::analyze(original) {
         Ok(s) => s,
@@ -525,7 +542,7 @@ pub fn plan(path: &[u8], original: &[u8], seed: u64) -> Layout {
         }
     };
     let order = reorder::emit(n, &structure.runs, &mut |run| {
-        reorder::seeded_order(run, seed, path)
+        reorder::seeded_order(run, seed, path, ordered)
     });
     let planned = Layout::from_order(&order);
     if planned.is_identity() {

@@ -802,8 +802,17 @@ fn is_collected(u: &Unit) -> bool {
             .any(|r| r.units.iter().any(|m| m.name.starts_with("test")))
 }
 
-/// A seeded topological order of `run` (slot -> unit index) keeping every constraint.
-pub(super) fn seeded_order(run: &Run, seed: u64, path: &[u8]) -> Vec<usize> {
+/// A seeded topological order of `run` (slot -> unit index) keeping every constraint, and
+/// the relative order of the units named in `ordered` (names a program collects by a name
+/// part and may take in definition order, `policy::Findings::ordered`). That set only narrows
+/// the seeded choice: the inverse direction needs no knowledge of it, since it restores the
+/// original order, which keeps every order.
+pub(super) fn seeded_order(
+    run: &Run,
+    seed: u64,
+    path: &[u8],
+    ordered: &BTreeSet<String>,
+) -> Vec<usize> {
     let k = run.units.len();
     let mut h = Sha256::new();
     h.update(b"schrodinger-level3\0");
@@ -814,7 +823,14 @@ pub(super) fn seeded_order(run: &Run, seed: u64, path: &[u8]) -> Vec<usize> {
     let mut rng = ChaCha8Rng::from_seed(h.finalize().into());
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); k];
     let mut indeg = vec![0usize; k];
-    for (a, b) in constraints(run) {
+    let mut pairs = constraints(run);
+    let picked: Vec<usize> = (0..k)
+        .filter(|&i| ordered.contains(&run.units[i].name))
+        .collect();
+    pairs.extend(picked.windows(2).map(|w| (w[0], w[1])));
+    pairs.sort_unstable();
+    pairs.dedup();
+    for (a, b) in pairs {
         succ[a].push(b);
         indeg[b] += 1;
     }
@@ -935,6 +951,42 @@ mod tests {
         );
     }
 
+    /// Definitions a program picks by a name part (`Findings::ordered`) keep their relative
+    /// order under every seed; the others still move.
+    #[test]
+    fn picked_names_keep_their_order() {
+        let src = b"def t_b(t):\n    pass\n\n\ndef other(x):\n    pass\n\n\ndef t_a(t):\n    pass\n\n\ndef more(x):\n    pass\n\n\ndef t_c(t):\n    pass\n";
+        let ordered: BTreeSet<String> = ["t_b", "t_a", "t_c"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut moved = false;
+        let mut kept_without = true;
+        for seed in 0..40 {
+            let names = |set: &BTreeSet<String>| -> Vec<String> {
+                let view = layout::render(src, &plan(b"lex.py", src, seed, set));
+                String::from_utf8(view)
+                    .unwrap()
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("def "))
+                    .map(|l| l.split('(').next().unwrap().to_string())
+                    .collect()
+            };
+            let with = names(&ordered);
+            let picked: Vec<&String> = with.iter().filter(|n| n.starts_with("t_")).collect();
+            assert_eq!(picked, ["t_b", "t_a", "t_c"], "seed {seed}: {with:?}");
+            moved |= with != ["t_b", "other", "t_a", "more", "t_c"];
+            let without = names(&BTreeSet::new());
+            let picked: Vec<&String> = without.iter().filter(|n| n.starts_with("t_")).collect();
+            kept_without &= picked == ["t_b", "t_a", "t_c"];
+        }
+        assert!(moved, "the other definitions never moved");
+        assert!(
+            !kept_without,
+            "the order was kept without the set: the test shows nothing"
+        );
+    }
+
     #[test]
     fn shared_registry_decorators_keep_order_but_pure_ones_do_not() {
         let src = "import x\n\n@atexit.register\ndef a():\n    pass\n\n@atexit.register\ndef b():\n    pass\n\n@staticmethod\ndef c():\n    pass\n\n@staticmethod\ndef d():\n    pass\n";
@@ -971,7 +1023,7 @@ mod tests {
         // unattached in the original, so view and original disagreed about the run.
         let src = b"def a():\n    return 1\n\n# about b\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
         for seed in 0..16 {
-            let l = plan(b"m.py", src, seed);
+            let l = plan(b"m.py", src, seed, &BTreeSet::new());
             assert_eq!(l.order()[..2], [0, 1]);
         }
     }
@@ -990,7 +1042,7 @@ mod tests {
             b"x = 1; y = 2\n",
             b"class A: pass\nclass B: pass\n\n\nclass C: pass\n",
         ] {
-            let l = plan(b"g.py", src, 1);
+            let l = plan(b"g.py", src, 1, &BTreeSet::new());
             assert_eq!(layout::render(src, &l).len(), src.len());
         }
         let deep = "class A:\n".to_string()
@@ -999,7 +1051,7 @@ mod tests {
                 .collect::<String>()
             + &"    ".repeat(200)
             + "pass\n";
-        let l = plan(b"deep.py", deep.as_bytes(), 1);
+        let l = plan(b"deep.py", deep.as_bytes(), 1, &BTreeSet::new());
         assert!(l.is_valid_for(layout::split_lines(deep.as_bytes()).len()));
     }
 }

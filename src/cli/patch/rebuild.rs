@@ -33,6 +33,13 @@ pub(super) struct Base {
 }
 
 impl Coords<'_> {
+    /// The seeded layout of `original`, as the view's store plans it.
+    fn plan(&self, path: &[u8], original: &[u8]) -> Layout {
+        let none = std::collections::BTreeSet::new();
+        let ordered = self.transform.l3.as_ref().map_or(&none, |s| s.ordered());
+        layout::plan(path, original, self.seed, ordered)
+    }
+
     pub(super) fn reorders(&self, orig: &[u8]) -> bool {
         self.transform.l3.is_some() && layout::is_python_name(orig)
     }
@@ -121,7 +128,7 @@ impl Coords<'_> {
                 }
             }
         }
-        out.push(layout::plan(path, base, self.seed));
+        out.push(self.plan(path, base));
         out.dedup();
         out.into_iter().map(Some).collect()
     }
@@ -146,8 +153,8 @@ impl Coords<'_> {
                 layout: Some(l),
                 ..
             }) => (content.clone(), l.clone()),
-            Some(b) => (b.content.clone(), layout::plan(path, &b.content, self.seed)),
-            None => (Vec::new(), layout::plan(path, b"", self.seed)),
+            Some(b) => (b.content.clone(), self.plan(path, &b.content)),
+            None => (Vec::new(), self.plan(path, b"")),
         }
     }
 
@@ -192,7 +199,7 @@ impl Coords<'_> {
             candidates.push(forward(&b, &l, new));
         }
         candidates.push(new.to_vec());
-        candidates.push(layout::render(new, &layout::plan(path, new, self.seed)));
+        candidates.push(layout::render(new, &self.plan(path, new)));
         for c in candidates {
             if layout::inverse(&b, &l, &c).0 == new {
                 return Ok(self.swap(path, &c));

@@ -26,6 +26,8 @@ pub(super) fn one_file<'a>(
         user: &[],
         defined,
         data_words: &NONE,
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     }
 }
 

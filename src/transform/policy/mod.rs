@@ -134,6 +134,9 @@ pub struct Findings {
     /// Starts and ends of the code's runs of three words or more, which strings swap like
     /// the code does (`rename::affixes`); kept in step with `code_runs` by `add_code_runs`.
     pub code_affixes: HashSet<Box<str>>,
+    /// Names a program collects by a name part, as the original defines them: their
+    /// definitions keep their relative order in the view (`picked_by_outside_code`).
+    pub ordered: BTreeSet<String>,
 }
 
 impl Findings {
@@ -178,7 +181,18 @@ pub struct PolicyInput<'a> {
     /// case; codec names as codec lookup normalizes them, `iso_8859_1`): a string literal of
     /// the repository that is one of them stays.
     pub data_words: &'a BTreeSet<String>,
+    /// For each outside top-level module, the name parts its code picks names by
+    /// (`("t_", true)`: a prefix; `("_opt", false)`: a suffix; see `picked_by_outside_code`).
+    pub compared_parts: &'a BTreeMap<String, Vec<(String, bool)>>,
+    /// For each module in `compared_parts`, the identifiers its code spells as strings.
+    pub compared_words: &'a BTreeMap<String, Vec<String>>,
 }
+
+/// Empty `PolicyInput::compared_parts` and `compared_words`, for tests.
+#[cfg(test)]
+pub(crate) static NO_PARTS: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
+#[cfg(test)]
+pub(crate) static NO_WORDS: BTreeMap<String, Vec<String>> = BTreeMap::new();
 
 /// Whether a top-level imported module is outside the repository: not one of its import
 /// roots, and either importable from the environment or absent from the tree.
@@ -949,8 +963,36 @@ fn add_affix_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findi
 /// tokens, so the names keep it. Bare words and underscores (`startswith("test")`,
 /// `endswith("j")`, `startswith("_")`) never reach here (`file_facts`), and rests that no
 /// literal spells change nothing.
+///
+/// The same holds for the parts an outside module the repository imports picks names by
+/// (`PolicyInput::compared_parts`: an installed PLY's `f[:2] == 't_'`, `cmd.Cmd`'s
+/// `name[:3] == 'do_'`), in every file, since the names reach that code through classes and
+/// modules handed to it from anywhere (a subclass of a lexer in another file). There the
+/// outside code also compares rests with its own constants (PLY's `t_ignore`, `t_error`), so
+/// a rest or part that module spells as a string keeps its tokens, and so does the part
+/// itself (`do` of `do_quit`). Programs that pick names may take them in definition order
+/// (PLY sorts its rules by line number and the first match wins): every picked name keeps
+/// its definition's place relative to the others (`Findings::ordered`).
 fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findings) {
-    let compared: BTreeSet<(&str, bool)> = facts.compared_strings.iter().copied().collect();
+    let mut compared: BTreeSet<(&str, bool)> = facts.compared_strings.iter().copied().collect();
+    let tops: BTreeSet<&str> = facts
+        .frozen_imports
+        .iter()
+        .map(|(t, _)| t.as_str())
+        .collect();
+    let mut outside_words: HashSet<&str> = HashSet::new();
+    for top in tops {
+        let Some(parts) = input.compared_parts.get(top) else {
+            continue;
+        };
+        for (part, prefix) in parts {
+            compared.insert((part.as_str(), *prefix));
+            outside_words.insert(part.trim_matches('_'));
+        }
+        if let Some(words) = input.compared_words.get(top) {
+            outside_words.extend(words.iter().map(String::as_str));
+        }
+    }
     if compared.is_empty() {
         return;
     }
@@ -967,12 +1009,20 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
             let Some(rest) = rest.map(|r| r.trim_matches('_')).filter(|r| !r.is_empty()) else {
                 continue;
             };
+            f.ordered.insert(run.clone());
+            if outside_words.contains(affix.trim_matches('_')) {
+                kept.extend(owned_tokens(affix));
+            }
             let parts = rest.split('_').filter(|p| !p.is_empty() && *p != rest);
             for data in std::iter::once(rest).chain(parts) {
-                if !whole.contains(data) || owned_tokens(data).next().is_none() {
+                if owned_tokens(data).next().is_none() {
                     continue;
                 }
-                if freeze_reason(data, input, f).is_none() {
+                if outside_words.contains(data) {
+                    kept.extend(owned_tokens(data));
+                } else if !whole.contains(data) {
+                    continue;
+                } else if freeze_reason(data, input, f).is_none() {
                     names.insert(data.to_string());
                 } else {
                     kept.extend(owned_tokens(data));

@@ -43,6 +43,8 @@ fn tree<'a>(own: &'a BTreeSet<String>, defined: &'a BTreeSet<String>) -> PolicyI
         user: &[],
         defined,
         data_words: &NONE,
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     }
 }
 
@@ -66,6 +68,8 @@ fn outside_module_is_decided_by_import_roots_not_file_names() {
         user: &[],
         defined: &names,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     // A tests/os/ folder does not make `import os` the repository's own.
     assert!(is_outside_module("os", &input));
@@ -107,6 +111,8 @@ fn strings_naming_configuration_keys_stay() {
         user: &[],
         defined: &defined,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("versioneer"), Some(&FreezeReason::Config));
@@ -169,6 +175,8 @@ fn sql_keywords_and_upper_case_data_words_stay() {
         user: &[],
         defined: &defined,
         data_words: &data,
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("DEFERRED"), Some(&FreezeReason::Keyword));
@@ -198,6 +206,8 @@ fn uri_schemes_stay() {
         user: &[],
         defined: &defined,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("mailto"), Some(&FreezeReason::Keyword));
@@ -227,6 +237,8 @@ fn upper_case_spellings_of_outside_names_stay() {
         user: &[],
         defined: &defined,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert_eq!(
@@ -260,6 +272,8 @@ fn strings_that_are_words_of_outside_data_stay() {
         user: &[],
         defined: &defined,
         data_words: &data,
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("lamda"), Some(&FreezeReason::Outside));
@@ -288,6 +302,8 @@ fn names_stored_in_pickles_are_found() {
         user: &[],
         defined: &defined,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert_eq!(
@@ -341,6 +357,8 @@ fn codec_names_in_strings_stay() {
         names: vec!["client.py"],
         env_names: &env,
         data_words: &codecs,
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
         ..tree(&own, &defined)
     };
     let f = analyze(&input);
@@ -349,6 +367,8 @@ fn codec_names_in_strings_stay() {
     assert!(f.owned_runs.contains("get_path"));
     let no_codecs = PolicyInput {
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
         ..input
     };
     assert!(analyze(&no_codecs).owned_runs.contains("iso"));
@@ -411,6 +431,8 @@ fn extensions_of_the_trees_names_are_frozen_everywhere() {
         user: &[],
         defined: &defined,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("toml"), Some(&FreezeReason::Extension));
@@ -442,6 +464,8 @@ fn a_frozen_name_with_digits_is_not_owned() {
         user: &[],
         defined: &defined,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert!(f.frozen_owned.contains("Base2"), "{:?}", f.owned_runs);
@@ -470,6 +494,8 @@ fn placeholders_are_not_tokens() {
         user: &[],
         defined: &defined,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert!(!f.owned_tokens.contains("bbb"), "{:?}", f.owned_tokens);
@@ -502,6 +528,8 @@ fn analyze_freezes_by_reason_and_owns_the_rest() {
         user: &["price_total".to_string()],
         defined: &defined,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs["json"], FreezeReason::Imported);
@@ -571,6 +599,8 @@ fn outside_names_used_only_as_locals_are_renamed() {
         user: &[],
         defined: &defined,
         data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
     };
     let f = analyze(&input);
     assert!(f.owned_runs.contains("result"), "{f:?}");
