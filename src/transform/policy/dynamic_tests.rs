@@ -754,19 +754,20 @@ fn rests_count_only_for_a_name_part_in_a_file_that_splits() {
     assert!(with("n.startswith('check_')", true));
     assert!(with("n[:6] == 'check_'", true));
     assert!(!with("n.startswith('check_')", false), "no split");
-    // Or a slice that cuts the part off by its length (mako's `pa[6:]`).
+    // Or a slice that cuts the part off the compared name by its length (mako's `pa[6:]`).
     let sliced = |cut: &str| {
         let src = format!(
             "def check_widget():\n    pass\n\nKINDS = ['widget']\n\ndef pick(names):\n    \
-             return [n{cut} for n in names if n.startswith('check_')]\n"
+             p = names\n    return [{cut} for n in names if n.startswith('check_')]\n"
         );
         let defined = set(&["check_widget", "KINDS", "pick"]);
         let env = set(&["startswith", "n", "names"]);
         let input = one_file(src.as_bytes(), &env, &defined);
         analyze(&input).code_runs.contains("widget")
     };
-    assert!(sliced("[6:]"));
-    assert!(!sliced("[5:]"), "a slice of another length");
+    assert!(sliced("n[6:]"));
+    assert!(!sliced("n[5:]"), "a slice of another length");
+    assert!(!sliced("p[6:]"), "a slice of another name (PLY's `p[2:]`)");
     assert!(!with("n.startswith('check')", true), "a bare word");
     assert!(!with("n.startswith('_')", true), "an underscore");
 }

@@ -259,6 +259,32 @@ struct FileFacts<'a> {
     codec_runs: HashSet<&'a str>,
 }
 
+/// The plain name whose method takes the string literal opened at `quote` as its first
+/// argument (`pa` of `pa.startswith("cache_")`), if any.
+fn affix_receiver(src: &[u8], quote: usize) -> Option<&str> {
+    let mut i = quote;
+    while i > 0 && matches!(src[i - 1], b' ' | b'\t' | b'(') {
+        i -= 1;
+    }
+    let method_end = i;
+    while i > 0 && src[i - 1].is_ascii_alphabetic() {
+        i -= 1;
+    }
+    let method = &src[i..method_end];
+    if !(method == b"startswith" || method == b"endswith") || i == 0 || src[i - 1] != b'.' {
+        return None;
+    }
+    let end = i - 1;
+    let mut start = end;
+    while start > 0 && (src[start - 1].is_ascii_alphanumeric() || src[start - 1] == b'_') {
+        start -= 1;
+    }
+    if start == end || (start > 0 && src[start - 1] == b'.') {
+        return None;
+    }
+    std::str::from_utf8(&src[start..end]).ok()
+}
+
 /// Methods of `str` that cut a piece off and give the program the rest.
 const CUTTING_METHODS: &[&str] = &[
     "partition",
@@ -399,6 +425,8 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
                 .map(|n| (top.clone(), n)),
         );
     }
+    // Compared parts with the name they were compared with (`pa` of `pa.startswith(..)`).
+    let mut receivers: Vec<((&str, bool), &str)> = Vec::new();
     for r in runs {
         let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
             continue;
@@ -426,14 +454,16 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
             let maybe_part = (run.ends_with('_') || run.starts_with('_'))
                 && run.bytes().any(|b| b.is_ascii_alphabetic());
             if maybe_part {
-                match families::affix_compared(src, r.start - 1) {
-                    Some(true) if run.ends_with('_') => {
-                        ff.compared_strings.insert((run, true));
+                let part = match families::affix_compared(src, r.start - 1) {
+                    Some(true) if run.ends_with('_') => Some((run, true)),
+                    Some(false) if run.starts_with('_') => Some((run, false)),
+                    _ => None,
+                };
+                if let Some(part) = part {
+                    ff.compared_strings.insert(part);
+                    if let Some(recv) = affix_receiver(src, r.start - 1) {
+                        receivers.push((part, recv));
                     }
-                    Some(false) if run.starts_with('_') => {
-                        ff.compared_strings.insert((run, false));
-                    }
-                    _ => {}
                 }
             }
         }
@@ -441,14 +471,18 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
     // A comparison alone leaves no rest: the file that compares must also cut strings at
     // underscores (PLY's `s.split('_')` next to its `f[:2] == 't_'`), or slice the part off
     // by its length (mako's `pa[6:]` for the names that `pa.startswith("cache_")` picked).
+    // The slice must cut the very name that was compared: PLY's yacc.py has `p[2:]` of a
+    // list `p` beside its `name.startswith('p_')`, which picks nothing by that slice.
     if !ff.cut_strings.contains("_") {
         ff.compared_strings.retain(|&(part, prefix)| {
-            let cut = if prefix {
-                format!("[{}:]", part.len())
-            } else {
-                format!("[:-{}]", part.len())
-            };
-            src.windows(cut.len()).any(|w| w == cut.as_bytes())
+            receivers.iter().any(|&(p, recv)| {
+                let cut = if prefix {
+                    format!("{recv}[{}:]", part.len())
+                } else {
+                    format!("{recv}[:-{}]", part.len())
+                };
+                p == (part, prefix) && src.windows(cut.len()).any(|w| w == cut.as_bytes())
+            })
         });
     }
     ff
