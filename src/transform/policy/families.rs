@@ -72,6 +72,7 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
         let compared = (quote_before && quote_after)
             .then(|| affix_compared(src, r.start - 1))
             .flatten()
+            .map(|c| c.prefix)
             .filter(|_| !is_dunder(run));
         let open_end =
             (run.ends_with('_') && quote_after && !is_dunder(run)) || compared == Some(true);
@@ -142,9 +143,9 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
 /// `slice_compared`). The arguments are read back to the call's open bracket on the same
 /// line; a bracket inside another literal there can hide a call (the fragment is then
 /// missed, as before this rule).
-pub(super) fn affix_compared(src: &[u8], quote: usize) -> Option<bool> {
-    if let Some(side) = slice_compared(src, quote) {
-        return Some(side);
+pub(super) fn affix_compared(src: &[u8], quote: usize) -> Option<Compared<'_>> {
+    if let Some(c) = slice_compared(src, quote) {
+        return Some(c);
     }
     let mut i = literal_start(src, quote);
     let mut depth = 0usize;
@@ -165,9 +166,22 @@ pub(super) fn affix_compared(src: &[u8], quote: usize) -> Option<bool> {
                 while j > 0 && (src[j - 1].is_ascii_alphanumeric() || src[j - 1] == b'_') {
                     j -= 1;
                 }
+                let receiver = (j > 0 && src[j - 1] == b'.')
+                    .then(|| name_before(src, j - 1))
+                    .flatten();
                 match &src[j..name_end] {
-                    b"startswith" | b"removeprefix" => return Some(true),
-                    b"endswith" | b"removesuffix" => return Some(false),
+                    b"startswith" | b"removeprefix" => {
+                        return Some(Compared {
+                            prefix: true,
+                            receiver,
+                        })
+                    }
+                    b"endswith" | b"removesuffix" => {
+                        return Some(Compared {
+                            prefix: false,
+                            receiver,
+                        })
+                    }
                     b"" if !in_tuple => in_tuple = true,
                     _ => return None,
                 }
@@ -179,11 +193,31 @@ pub(super) fn affix_compared(src: &[u8], quote: usize) -> Option<bool> {
     None
 }
 
+/// How a literal is compared with names: as their start (`prefix`) or end, and the plain
+/// name it is compared with, where one is spelled (`pa` of `pa.startswith("cache_")`, `f` of
+/// `f[:2] == "t_"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Compared<'a> {
+    pub prefix: bool,
+    pub receiver: Option<&'a str>,
+}
+
+/// The identifier that ends at `end` (`name` of `self.name`), if any.
+fn name_before(src: &[u8], end: usize) -> Option<&str> {
+    let mut start = end;
+    while start > 0 && (src[start - 1].is_ascii_alphanumeric() || src[start - 1] == b'_') {
+        start -= 1;
+    }
+    (start < end)
+        .then(|| std::str::from_utf8(&src[start..end]).ok())
+        .flatten()
+}
+
 /// Whether the literal opened at `quote` is compared (`==`/`!=`) with a slice that keeps as
 /// many characters as it has: `x[:2] == "t_"` (`Some(true)`, a prefix) or `x[-4:] ==
 /// "_opt"` (`Some(false)`), the slice on the left. This is how older code spells
 /// `startswith` (PLY collects its lexer rules with `f[:2] == 't_'`).
-fn slice_compared(src: &[u8], quote: usize) -> Option<bool> {
+fn slice_compared(src: &[u8], quote: usize) -> Option<Compared<'_>> {
     let q = *src.get(quote)?;
     let len = src
         .get(quote + 1..)?
@@ -223,7 +257,10 @@ fn slice_compared(src: &[u8], quote: usize) -> Option<bool> {
     } else {
         return None;
     };
-    (digits.parse::<usize>().ok()? == len && len > 0).then_some(side)
+    (digits.parse::<usize>().ok()? == len && len > 0).then(|| Compared {
+        prefix: side,
+        receiver: name_before(src, open),
+    })
 }
 
 /// Whether `__name__` appears on the line of `start..end`, the line before or the line after.

@@ -259,32 +259,6 @@ struct FileFacts<'a> {
     codec_runs: HashSet<&'a str>,
 }
 
-/// The plain name whose method takes the string literal opened at `quote` as its first
-/// argument (`pa` of `pa.startswith("cache_")`), if any.
-fn affix_receiver(src: &[u8], quote: usize) -> Option<&str> {
-    let mut i = quote;
-    while i > 0 && matches!(src[i - 1], b' ' | b'\t' | b'(') {
-        i -= 1;
-    }
-    let method_end = i;
-    while i > 0 && src[i - 1].is_ascii_alphabetic() {
-        i -= 1;
-    }
-    let method = &src[i..method_end];
-    if !(method == b"startswith" || method == b"endswith") || i == 0 || src[i - 1] != b'.' {
-        return None;
-    }
-    let end = i - 1;
-    let mut start = end;
-    while start > 0 && (src[start - 1].is_ascii_alphanumeric() || src[start - 1] == b'_') {
-        start -= 1;
-    }
-    if start == end || (start > 0 && src[start - 1] == b'.') {
-        return None;
-    }
-    std::str::from_utf8(&src[start..end]).ok()
-}
-
 /// Methods of `str` that cut a piece off and give the program the rest.
 const CUTTING_METHODS: &[&str] = &[
     "partition",
@@ -454,15 +428,17 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
             let maybe_part = (run.ends_with('_') || run.starts_with('_'))
                 && run.bytes().any(|b| b.is_ascii_alphabetic());
             if maybe_part {
-                let part = match families::affix_compared(src, r.start - 1) {
-                    Some(true) if run.ends_with('_') => Some((run, true)),
-                    Some(false) if run.starts_with('_') => Some((run, false)),
-                    _ => None,
-                };
-                if let Some(part) = part {
-                    ff.compared_strings.insert(part);
-                    if let Some(recv) = affix_receiver(src, r.start - 1) {
-                        receivers.push((part, recv));
+                let compared = families::affix_compared(src, r.start - 1).filter(|c| {
+                    if c.prefix {
+                        run.ends_with('_')
+                    } else {
+                        run.starts_with('_')
+                    }
+                });
+                if let Some(c) = compared {
+                    ff.compared_strings.insert((run, c.prefix));
+                    if let Some(recv) = c.receiver {
+                        receivers.push(((run, c.prefix), recv));
                     }
                 }
             }
@@ -1015,13 +991,14 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
         .map(|(t, _)| t.as_str())
         .collect();
     let mut outside_words: HashSet<&str> = HashSet::new();
+    let mut outside_parts: HashSet<(&str, bool)> = HashSet::new();
     for top in tops {
         let Some(parts) = input.compared_parts.get(top) else {
             continue;
         };
         for (part, prefix) in parts {
             compared.insert((part.as_str(), *prefix));
-            outside_words.insert(part.trim_matches('_'));
+            outside_parts.insert((part.as_str(), *prefix));
         }
         if let Some(words) = input.compared_words.get(top) {
             outside_words.extend(words.iter().map(String::as_str));
@@ -1044,7 +1021,7 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
                 continue;
             };
             f.ordered.insert(run.clone());
-            if outside_words.contains(affix.trim_matches('_')) {
+            if outside_parts.contains(&(affix, prefix)) {
                 kept.extend(owned_tokens(affix));
             }
             let parts = rest.split('_').filter(|p| !p.is_empty() && *p != rest);
