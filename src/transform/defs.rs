@@ -408,32 +408,19 @@ fn simple<'a>(toks: &[T<'a>], src: &[u8], out: &mut HashSet<&'a str>) {
 
 /// Names defined in `src`, found with a full tree-sitter parse (the reference).
 pub fn defined_names_tree_sitter(src: &[u8]) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut parser = Parser::new();
-    if parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .is_err()
-    {
-        return out;
-    }
-    let Some(tree) = parser.parse(src, None) else {
-        return out;
-    };
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
-        visit(node, src, &mut out);
-        let mut c = node.walk();
-        for child in node.children(&mut c) {
-            stack.push(child);
-        }
-    }
-    out
+    names_tree_sitter(src, false)
 }
 
 /// Names a module binds at its top level (assignments, `def`, `class`, imports, also inside
 /// a top-level `if`/`try`/`for`/`with`), not the parameters and locals of its functions nor
 /// the members of its classes: what a tool that reads the module's globals by name sees.
 pub fn module_level_names(src: &[u8]) -> BTreeSet<String> {
+    names_tree_sitter(src, true)
+}
+
+/// The names of `visit` over a tree-sitter parse; with `top_only`, functions and classes
+/// give their own name and nothing inside them, and lambdas nothing.
+fn names_tree_sitter(src: &[u8], top_only: bool) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut parser = Parser::new();
     if parser
@@ -448,11 +435,11 @@ pub fn module_level_names(src: &[u8]) -> BTreeSet<String> {
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
         match node.kind() {
-            "function_definition" | "class_definition" => {
+            "function_definition" | "class_definition" if top_only => {
                 add(node.child_by_field_name("name"), src, &mut out);
                 continue;
             }
-            "lambda" => continue,
+            "lambda" if top_only => continue,
             _ => visit(node, src, &mut out),
         }
         let mut c = node.walk();
