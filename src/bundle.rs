@@ -619,7 +619,11 @@ pub fn build_with_env(
     }
     progress.phase("parsing", python.len() as u64);
     let t = std::time::Instant::now();
-    let (defined, listed) = input_defined(&python, progress);
+    let InputDefs {
+        defined,
+        listed,
+        annotated,
+    } = input_defined(&python, progress);
     tracing::info!(elapsed = ?t.elapsed(), "definitions parsed");
     progress.phase("choosing names", 0);
     // A program's name is data outside code looks up, like a Unicode word: a string that
@@ -653,6 +657,7 @@ pub fn build_with_env(
         data_words: &data_words,
         compared_parts: &env.compared_parts,
         compared_words: &env.compared_words,
+        annotated: &annotated,
     };
     let t = std::time::Instant::now();
     let found = policy::analyze(&input);
@@ -941,36 +946,40 @@ fn reached_groups(
     }
 }
 
-/// Names the Python files define, and the groups of names they list together
-/// (`transform::listed`), read in parallel.
-fn input_defined(
-    python: &[(&str, &[u8])],
-    progress: &Progress,
-) -> (BTreeSet<String>, Vec<Vec<String>>) {
+/// What the Python files define, list together and annotate (`defs::file_defs`), over all
+/// files, read in parallel.
+#[derive(Default)]
+struct InputDefs {
+    defined: BTreeSet<String>,
+    listed: Vec<Vec<String>>,
+    annotated: BTreeSet<String>,
+}
+
+fn input_defined(python: &[(&str, &[u8])], progress: &Progress) -> InputDefs {
+    let owned = |s: std::collections::HashSet<&str>| -> BTreeSet<String> {
+        s.into_iter().map(str::to_string).collect()
+    };
     python
         .par_iter()
         .map(|(_, src)| {
-            let (defined, listed) = crate::transform::defs::defined_and_listed(src);
+            let d = crate::transform::defs::file_defs(src);
             progress.inc();
-            (
-                defined
-                    .into_iter()
-                    .map(str::to_string)
-                    .collect::<BTreeSet<_>>(),
-                listed
+            InputDefs {
+                defined: owned(d.defined),
+                listed: d
+                    .listed
                     .into_iter()
                     .map(|g| g.into_iter().map(str::to_string).collect())
-                    .collect::<Vec<Vec<String>>>(),
-            )
+                    .collect(),
+                annotated: owned(d.annotated),
+            }
         })
-        .reduce(
-            || (BTreeSet::new(), Vec::new()),
-            |(mut a, mut la), (b, lb)| {
-                a.extend(b);
-                la.extend(lb);
-                (a, la)
-            },
-        )
+        .reduce(InputDefs::default, |mut a, b| {
+            a.defined.extend(b.defined);
+            a.listed.extend(b.listed);
+            a.annotated.extend(b.annotated);
+            a
+        })
 }
 
 /// Build the bundle of the tree at `root`; the tree read for it comes back too, so a caller

@@ -35,13 +35,26 @@ pub fn defined_names(src: &[u8]) -> HashSet<&str> {
     out
 }
 
-/// `defined_names` and `listed::listed_together` of `src` from one lexical pass.
-pub fn defined_and_listed(src: &[u8]) -> (HashSet<&str>, Vec<Vec<&str>>) {
-    let mut defined = HashSet::new();
-    let mut listed = Vec::new();
+/// What one lexical pass finds in a Python file.
+#[derive(Debug, Default)]
+pub struct FileDefs<'a> {
+    /// `defined_names`.
+    pub defined: HashSet<&'a str>,
+    /// `listed::listed_together`.
+    pub listed: Vec<Vec<&'a str>>,
+    /// Names given a bare annotation at the start of a statement (`module_base: Path`, with
+    /// or without a value): the fields of dataclasses, attrs classes and typed named tuples,
+    /// which code reads back by name (`dataclasses.fields(cls)`, `field.name`).
+    pub annotated: HashSet<&'a str>,
+}
+
+/// `defined_names`, `listed::listed_together` and the annotated names of `src` from one
+/// lexical pass.
+pub fn file_defs(src: &[u8]) -> FileDefs<'_> {
+    let mut defs = FileDefs::default();
     let mut code = Vec::new();
     logical_lines(src, true, |line| {
-        super::listed::groups_in_line(line, src, &mut listed);
+        super::listed::groups_in_line(line, src, &mut defs.listed);
         // Definitions are read from code tokens alone, as `defined_names` sees them.
         code.clear();
         code.extend(
@@ -49,24 +62,14 @@ pub fn defined_and_listed(src: &[u8]) -> (HashSet<&str>, Vec<Vec<&str>>) {
                 .filter(|t| !matches!(t, T::Str(_) | T::P(b'"', _)))
                 .copied(),
         );
-        statement(&code, src, &mut defined);
-    });
-    (defined, listed)
-}
-
-/// Names given a bare annotation at the start of a statement (`module_base: Path`, with or
-/// without a value): the fields of dataclasses, attrs classes and typed named tuples, which
-/// code reads back by name (`dataclasses.fields(cls)`, `field.name`).
-pub fn annotated_names(src: &[u8]) -> HashSet<&str> {
-    let mut out = HashSet::new();
-    logical_lines(src, false, |line| {
-        if let [T::Word(name), T::P(b':', _), _, ..] = line {
+        if let [T::Word(name), T::P(b':', _), _, ..] = code.as_slice() {
             if !crate::transform::policy::is_keyword(name) {
-                out.insert(*name);
+                defs.annotated.insert(*name);
             }
         }
+        statement(&code, src, &mut defs.defined);
     });
-    out
+    defs
 }
 
 /// Call `f` with the code tokens of each logical line of `src` (brackets and backslashes
@@ -571,9 +574,9 @@ mod tests {
             let missing: Vec<_> = reference.difference(&fast).collect();
             assert!(missing.is_empty(), "lexical finder missed {missing:?}");
             // The pass that also lists groups sees the same definitions.
-            let (defined, listed) = defined_and_listed(src);
-            assert_eq!(defined, defined_names(src));
-            assert_eq!(listed, super::super::listed::listed_together(src));
+            let defs = file_defs(src);
+            assert_eq!(defs.defined, defined_names(src));
+            assert_eq!(defs.listed, super::super::listed::listed_together(src));
         }
     }
 

@@ -186,6 +186,9 @@ pub struct PolicyInput<'a> {
     pub compared_parts: &'a BTreeMap<String, Vec<(String, bool)>>,
     /// For each module in `compared_parts`, the identifiers its code spells as strings.
     pub compared_words: &'a BTreeMap<String, Vec<String>>,
+    /// Names given a bare annotation at the start of a statement: fields
+    /// (`defs::FileDefs::annotated`).
+    pub annotated: &'a BTreeSet<String>,
 }
 
 /// Empty `PolicyInput::compared_parts` and `compared_words`, for tests.
@@ -193,6 +196,8 @@ pub struct PolicyInput<'a> {
 pub(crate) static NO_PARTS: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
 #[cfg(test)]
 pub(crate) static NO_WORDS: BTreeMap<String, Vec<String>> = BTreeMap::new();
+#[cfg(test)]
+pub(crate) static NO_NAMES: BTreeSet<String> = BTreeSet::new();
 
 /// Whether a top-level imported module is outside the repository: not one of its import
 /// roots, and either importable from the environment or absent from the tree.
@@ -235,8 +240,6 @@ struct FileFacts<'a> {
     /// String runs spelled as a Python file, `"NAME.py"` or `.../NAME.py` (see
     /// `written_module`).
     module_files: HashSet<&'a str>,
-    /// Names annotated at the start of a statement: fields (see `defs::annotated_names`).
-    fields: HashSet<&'a str>,
     fragments: Vec<Fragment>,
     /// Distinct runs of any class, and of code.
     runs: HashSet<&'a str>,
@@ -291,7 +294,6 @@ impl<'a> FileFacts<'a> {
         union(&mut self.pattern_runs, &mut other.pattern_runs);
         union(&mut self.codec_runs, &mut other.codec_runs);
         union(&mut self.module_files, &mut other.module_files);
-        union(&mut self.fields, &mut other.fields);
         self
     }
 }
@@ -375,7 +377,6 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
     let mut ff = FileFacts {
         frozen_imports: Vec::new(),
         module_files: HashSet::new(),
-        fields: super::defs::annotated_names(src),
         fragments,
         runs: HashSet::new(),
         code_runs: HashSet::new(),
@@ -618,8 +619,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // A field is read by its name as data (`dataclasses.fields(cls)`): one that a
     // configuration file spells as a key is read from that file by it (mako's test settings,
     // `module_base: Path`, read from `[mako_testing] module_base = ...` in setup.cfg).
-    for w in &facts.fields {
-        let hit = toml_words.contains(*w) || ini_words.contains(&w.to_ascii_lowercase());
+    for w in input.annotated {
+        let hit = toml_words.contains(w.as_str()) || ini_words.contains(&w.to_ascii_lowercase());
         if hit && owned_tokens(w).next().is_some() {
             f.frozen_runs
                 .entry(w.to_string())

@@ -45,6 +45,7 @@ fn tree<'a>(own: &'a BTreeSet<String>, defined: &'a BTreeSet<String>) -> PolicyI
         data_words: &NONE,
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     }
 }
 
@@ -70,6 +71,7 @@ fn outside_module_is_decided_by_import_roots_not_file_names() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     // A tests/os/ folder does not make `import os` the repository's own.
     assert!(is_outside_module("os", &input));
@@ -113,6 +115,7 @@ fn strings_naming_configuration_keys_stay() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("versioneer"), Some(&FreezeReason::Config));
@@ -177,6 +180,7 @@ fn sql_keywords_and_upper_case_data_words_stay() {
         data_words: &data,
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("DEFERRED"), Some(&FreezeReason::Keyword));
@@ -208,6 +212,7 @@ fn uri_schemes_stay() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("mailto"), Some(&FreezeReason::Keyword));
@@ -239,6 +244,7 @@ fn upper_case_spellings_of_outside_names_stay() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(
@@ -274,6 +280,7 @@ fn strings_that_are_words_of_outside_data_stay() {
         data_words: &data,
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("lamda"), Some(&FreezeReason::Outside));
@@ -304,6 +311,7 @@ fn names_stored_in_pickles_are_found() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(
@@ -359,6 +367,7 @@ fn codec_names_in_strings_stay() {
         data_words: &codecs,
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
         ..tree(&own, &defined)
     };
     let f = analyze(&input);
@@ -369,6 +378,7 @@ fn codec_names_in_strings_stay() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
         ..input
     };
     assert!(analyze(&no_codecs).owned_runs.contains("iso"));
@@ -433,6 +443,7 @@ fn extensions_of_the_trees_names_are_frozen_everywhere() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("toml"), Some(&FreezeReason::Extension));
@@ -466,6 +477,7 @@ fn a_frozen_name_with_digits_is_not_owned() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert!(f.frozen_owned.contains("Base2"), "{:?}", f.owned_runs);
@@ -496,6 +508,7 @@ fn placeholders_are_not_tokens() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert!(!f.owned_tokens.contains("bbb"), "{:?}", f.owned_tokens);
@@ -530,6 +543,7 @@ fn analyze_freezes_by_reason_and_owns_the_rest() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs["json"], FreezeReason::Imported);
@@ -601,6 +615,7 @@ fn outside_names_used_only_as_locals_are_renamed() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        annotated: &NO_NAMES,
     };
     let f = analyze(&input);
     assert!(f.owned_runs.contains("result"), "{f:?}");
@@ -706,9 +721,16 @@ fn fields_spelled_as_configuration_keys_keep_their_names() {
     let defined = set(&["ShopConfig", "module_base", "other_field", "section_header"]);
     let src: &[u8] = b"@dataclass\nclass ShopConfig:\n    module_base: Path\n    other_field: int = 0\n    section_header = 'shop_testing'\n\n    def load(self, cfg):\n        return {f.name: cfg.get(self.section_header, f.name) for f in fields(self)}\n";
     let cfg: &[u8] = b"[shop_testing]\nmodule_base = ./test/modules\n";
+    let annotated: BTreeSet<String> = crate::transform::defs::file_defs(src)
+        .annotated
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(annotated, set(&["module_base", "other_field"]));
     let input = PolicyInput {
         python: vec![("shop/config.py", src)],
         text: vec![("setup.cfg", cfg)],
+        annotated: &annotated,
         ..tree(&own, &defined)
     };
     let f = analyze(&input);
