@@ -71,6 +71,9 @@ class Collector(ast.NodeVisitor):
         self.imports = imports
         self.loads = loads
         self.ep_groups = ep_groups
+        # This file's name parts and identifier strings (see `compared_part`).
+        self.parts = set()
+        self.strings = set()
 
     def add(self, n):
         if n:
@@ -127,6 +130,24 @@ class Collector(ast.NodeVisitor):
         v = node.value
         if isinstance(v, str) and v.isidentifier() and v.isupper() and len(v) >= 2:
             self.add(v)
+        if isinstance(v, str) and v.isidentifier():
+            self.strings.add(v)
+
+    def visit_Compare(self, node):
+        # `f[:2] == 't_'`, `name[-4:] != '_opt'`, either side.
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            a, b = node.left, node.comparators[0]
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice):
+                    sl = x.slice
+                    if sl.step is None and (sl.lower is None) != (sl.upper is None):
+                        self.compared(y, sl.lower is None)
+        self.generic_visit(node)
+
+    def compared(self, e, prefix):
+        """Record the string literal `e` as a name part if it is one (see `compared_part`)."""
+        if isinstance(e, ast.Constant) and compared_part(e.value, prefix):
+            self.parts.add((e.value, prefix))
 
     def visit_Subscript(self, node):
         # A string key outside code looks a mapping up by (`conv["thousands_sep"]` on the
@@ -147,6 +168,10 @@ class Collector(ast.NodeVisitor):
         if name in NAMED_TUPLE_FACTORIES:
             for n in named_tuple_fields(node):
                 self.add(n)
+        if isinstance(f, ast.Attribute) and name in ("startswith", "endswith") and node.args:
+            a = node.args[0]
+            for v in [a] if isinstance(a, ast.Constant) else getattr(a, "elts", []):
+                self.compared(v, name == "startswith")
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node):
@@ -197,44 +222,18 @@ def named_tuple_fields(call):
 NAME_PART = re.compile(r"[A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_]*")
 
 
-def compared_parts(tree):
-    """Name parts the module's code picks names by: a string ending in `_` that a prefix of
-    a value is compared with (`f[:2] == 't_'`, `name.startswith('do_')`), or one starting with
-    `_` compared with a suffix. Code that does this collects names from a namespace it is
-    handed (PLY's `lex(module=obj)` takes every `t_*` of `obj`, in definition order; `cmd.Cmd`
-    runs the command `quit` by its method `do_quit`), so the rest of each such name is data."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
-            node.ops[0], (ast.Eq, ast.NotEq)
-        ):
-            a, b = node.left, node.comparators[0]
-            for x, y in ((a, b), (b, a)):
-                if not (isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice)):
-                    continue
-                if not (isinstance(y, ast.Constant) and isinstance(y.value, str)):
-                    continue
-                sl = x.slice
-                if sl.step is None and sl.lower is None and sl.upper is not None:
-                    out.add((y.value, True))
-                elif sl.step is None and sl.upper is None and sl.lower is not None:
-                    out.add((y.value, False))
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("startswith", "endswith")
-            and node.args
-        ):
-            a = node.args[0]
-            vals = [a] if isinstance(a, ast.Constant) else getattr(a, "elts", [])
-            for v in vals:
-                if isinstance(v, ast.Constant) and isinstance(v.value, str):
-                    out.add((v.value, node.func.attr == "startswith"))
-    return {
-        (v, pre)
-        for v, pre in out
-        if NAME_PART.fullmatch(v) and (v.endswith("_") if pre else v.startswith("_"))
-    }
+def compared_part(v, prefix):
+    """Whether a string compared with the start (`prefix`) or end of values is a name part
+    that code picks names by: one ending in `_` compared with a prefix (`f[:2] == 't_'`,
+    `name.startswith('do_')`), or starting with `_` compared with a suffix. Code that does
+    this collects names from a namespace it is handed (PLY's `lex(module=obj)` takes every
+    `t_*` of `obj`, in definition order; `cmd.Cmd` runs the command `quit` by its method
+    `do_quit`), so the rest of each such name is data."""
+    return (
+        isinstance(v, str)
+        and NAME_PART.fullmatch(v) is not None
+        and (v.endswith("_") if prefix else v.startswith("_"))
+    )
 
 
 def top_module(group, f):
@@ -266,7 +265,8 @@ def collect(args):
             continue
         file_imports = set()
         try:
-            Collector(names, file_imports, lds, ep_groups).visit(tree)
+            collector = Collector(names, file_imports, lds, ep_groups)
+            collector.visit(tree)
             imps |= file_imports
             # Only files that import a module from outside the stdlib and their own package
             # can use such a module.
@@ -274,20 +274,12 @@ def collect(args):
             if file_imports - skip:
                 for m, u in module_uses(tree, skip).items():
                     uses.setdefault(group, {}).setdefault(m, set()).update(u)
-            found = compared_parts(tree)
-            if found:
+            if collector.parts:
                 # With the words the same code spells as strings: the rests it may compare
                 # with its own constants (PLY's `t_ignore`, `t_error`).
-                words = {
-                    n.value
-                    for n in ast.walk(tree)
-                    if isinstance(n, ast.Constant)
-                    and isinstance(n.value, str)
-                    and n.value.isidentifier()
-                }
                 entry = parts.setdefault(top_module(group, f), (set(), set()))
-                entry[0].update(found)
-                entry[1].update(words)
+                entry[0].update(collector.parts)
+                entry[1].update(collector.strings)
         except RecursionError:
             continue
     return groups, imports, loads, uses, parts
