@@ -437,3 +437,60 @@ print(json.dumps(sorted(w for w in words if w in ("Mars", "Olympus_Mons", "XYZT"
         "zone key pieces (file names included) and the abbreviations of valid files"
     );
 }
+
+/// Module and class globals bound inside `try:`, `if`, `with` and `for` blocks are outside
+/// names like those at the top (uuid.py sets `_UuidCreate` in a `try:`; freezegun reads
+/// `uuid._UuidCreate`); a function's locals are not.
+#[test]
+fn globals_bound_inside_blocks_are_outside_names() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "stdlib/guarded.py",
+        "try:\n    import _absent\n    _make_node = _absent.make\nexcept ImportError:\n    _fallback_node = None\nelse:\n    _else_node = 1\nfinally:\n    _final_node = 2\nif True:\n    PLATFORM_FLAG = 1\nelse:\n    OTHER_FLAG = 2\nwith open(__file__) as opened_file:\n    _with_node = 3\nfor loop_item in ():\n    _loop_node = 4\nclass Holder:\n    if True:\n        inner_attr = 1\ndef helper():\n    if True:\n        local_only = 1\n",
+    );
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    let env = scan(d.path(), "");
+    let stdlib = &env.groups[""];
+    for n in [
+        "_make_node",
+        "_fallback_node",
+        "_else_node",
+        "_final_node",
+        "PLATFORM_FLAG",
+        "OTHER_FLAG",
+        "opened_file",
+        "_with_node",
+        "loop_item",
+        "_loop_node",
+        "inner_attr",
+    ] {
+        assert!(stdlib.contains(&n.to_string()), "{n} missing");
+    }
+    assert!(!stdlib.contains(&"local_only".to_string()));
+}
+
+/// The name parts an installed module picks names by (a prefix compared by slice or
+/// `startswith`, a suffix by `endswith`), with the identifiers its code spells as strings;
+/// bare words and parts of other shapes are not parts.
+#[test]
+fn name_parts_a_module_picks_names_by_are_found() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("stdlib")).unwrap();
+    write(
+        d.path(),
+        "site/lexkit/lex.py",
+        "def rules(ns):\n    names = [f for f in ns if f[:2] == 't_']\n    cmds = [n for n in ns if n.startswith(('do_', 'x'))]\n    ends = [n for n in ns if n.endswith('_end')]\n    bare = [n for n in ns if n.startswith('test')]\n    return names, cmds, ends, bare, 'ignore', 'not a word'\n",
+    );
+    write(d.path(), "site/plain.py", "x = 'y'.startswith('z_')\n");
+    let env = scan(d.path(), "");
+    let got: Vec<(&str, bool)> = env.compared_parts["lexkit"]
+        .iter()
+        .map(|(p, b)| (p.as_str(), *b))
+        .collect();
+    assert_eq!(got, [("_end", false), ("do_", true), ("t_", true)]);
+    assert_eq!(env.compared_parts["plain"], [("z_".to_string(), true)]);
+    let words = &env.compared_words["lexkit"];
+    assert!(words.contains(&"ignore".to_string()), "{words:?}");
+    assert!(!words.iter().any(|w| w == "not a word"));
+}
