@@ -367,14 +367,17 @@ pub struct EnvScan {
     /// the names its code uses on that module (see `module_uses` in the scan script).
     #[serde(default)]
     pub uses: BTreeMap<String, BTreeMap<String, Vec<String>>>,
-    /// For each top-level module, the name parts its code picks names by (see
-    /// `compared_parts` in the scan script and `policy::PolicyInput::compared_parts`).
+    /// For each module (dotted), the name parts its code picks names by (see
+    /// `Collector.compared` in the scan script and `policy::PolicyInput::compared_parts`).
     #[serde(default)]
     pub compared_parts: BTreeMap<String, Vec<(String, bool)>>,
-    /// For each module in `compared_parts`, the identifiers its code (the files that pick
-    /// names) spells as strings.
+    /// For each module in `compared_parts`, the identifiers its code spells as strings.
     #[serde(default)]
     pub compared_words: BTreeMap<String, Vec<String>>,
+    /// For each module, the modules of `compared_parts` that importing it runs (see
+    /// `reaching` in the scan script).
+    #[serde(default)]
+    pub compared_reach: BTreeMap<String, Vec<String>>,
     /// Which environment this is (see [`env_fingerprint`]); not part of the cached scan.
     #[serde(skip)]
     pub fingerprint: String,
@@ -657,6 +660,7 @@ pub fn build_with_env(
         data_words: &data_words,
         compared_parts: &env.compared_parts,
         compared_words: &env.compared_words,
+        compared_reach: &env.compared_reach,
         annotated: &annotated,
     };
     let t = std::time::Instant::now();
@@ -1719,6 +1723,14 @@ mod tests {
         env.compared_words = [("lexkit".to_string(), strs(&["ignore", "token"]))]
             .into_iter()
             .collect();
+        env.compared_reach = [("lexkit".to_string(), strs(&["lexkit"]))]
+            .into_iter()
+            .collect();
+        // A picker of the same package that the repository's imports do not run.
+        env.compared_parts
+            .insert("lexkit.guess".to_string(), vec![("is_".to_string(), true)]);
+        env.compared_reach
+            .insert("lexkit.guess".to_string(), strs(&["lexkit.guess"]));
         let files: &[(&str, &[u8])] = &[
             (
                 "ledger/lexer.py",
@@ -1734,6 +1746,9 @@ class BaseLexer:
 
     def build(self):
         return lexkit.lex(module=self)
+
+    def is_lonely(self):
+        return False
 ",
             ),
             (
@@ -1766,6 +1781,7 @@ class MoreLexer(lexer.BaseLexer):
             assert!(b.ordered.contains(name), "{name}: {:?}", b.ordered);
         }
         assert!(!b.ordered.contains("build"));
+        assert!(!b.ordered.contains("is_lonely"));
     }
 
     /// Sphinx reads the globals of `conf.py` by name and calls `setup(app)` positionally:

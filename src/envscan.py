@@ -25,7 +25,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 17
+SCAN_VERSION = 18
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -74,6 +74,15 @@ class Collector(ast.NodeVisitor):
         # This file's name parts and identifier strings (see `compared_part`).
         self.parts = set()
         self.strings = set()
+        # Per open function (or the module): the names a `for` or a comprehension binds,
+        # and the parts compared with a plain name there (see `compared`).
+        self.scopes = []
+        # Dotted modules the file imports when it is imported (and names it imports from
+        # them, which may be modules), relative imports resolved against `package`, the
+        # package the file is in. An import inside a function runs only when it is called,
+        # most often for an optional dependency (`hypothesis.extra.numpy`), so it is left out.
+        self.dotted = set()
+        self.package = None
 
     def add(self, n):
         if n:
@@ -88,7 +97,26 @@ class Collector(ast.NodeVisitor):
             self.add(a.vararg.arg)
         if a.kwarg:
             self.add(a.kwarg.arg)
+        self.scoped(node)
+
+    def scoped(self, node):
+        self.scopes.append((set(), []))
         self.generic_visit(node)
+        bound, pending = self.scopes.pop()
+        for name, part in pending:
+            if name in bound:
+                self.parts.add(part)
+
+    visit_Lambda = scoped
+
+    def enumerates(self, node):
+        """Note the names a `for` or a comprehension binds, unless it walks a literal
+        (`for attr in 'lineno', 'end_lineno'`), which holds no names of the repository."""
+        if self.scopes and not isinstance(node.iter, (ast.Tuple, ast.List, ast.Set, ast.Constant)):
+            self.scopes[-1][0].update(names_of(node.target))
+        self.generic_visit(node)
+
+    visit_For = visit_AsyncFor = visit_comprehension = enumerates
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -103,7 +131,7 @@ class Collector(ast.NodeVisitor):
         for stmt in node.body:
             for t in targets(stmt):
                 self.add(t)
-        self.generic_visit(node)
+        self.scoped(node)
 
     def visit_Attribute(self, node):
         # Attributes outside code reads or writes (obj.read(), self.seconds = ...).
@@ -141,13 +169,24 @@ class Collector(ast.NodeVisitor):
                 if isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice):
                     sl = x.slice
                     if sl.step is None and (sl.lower is None) != (sl.upper is None):
-                        self.compared(y, sl.lower is None)
+                        self.compared(x.value, y, sl.lower is None)
         self.generic_visit(node)
 
-    def compared(self, e, prefix):
-        """Record the string literal `e` as a name part if it is one (see `compared_part`)."""
-        if isinstance(e, ast.Constant) and compared_part(e.value, prefix):
-            self.parts.add((e.value, prefix))
+    def compared(self, subject, e, prefix):
+        """Record the string literal `e`, compared with the start or end of `subject`, as a
+        name part if it is one (see `compared_part`) and `subject` is a plain name that a loop
+        or comprehension of the same function binds: code that picks names by a part
+        enumerates them (`for name in dir(cls)`, `[f for f in ldict if f[:2] == 't_']`),
+        while a test on one name it is given (`name.startswith("is_")` to guess a strategy
+        from a parameter's name) or on an attribute (`p.kind.name.startswith("VAR_")`)
+        picks nothing from the repository."""
+        if (
+            isinstance(e, ast.Constant)
+            and compared_part(e.value, prefix)
+            and isinstance(subject, ast.Name)
+            and self.scopes
+        ):
+            self.scopes[-1][1].append((subject.id, (e.value, prefix)))
 
     def visit_Subscript(self, node):
         # A string key outside code looks a mapping up by (`conv["thousands_sep"]` on the
@@ -171,7 +210,7 @@ class Collector(ast.NodeVisitor):
         if isinstance(f, ast.Attribute) and name in ("startswith", "endswith") and node.args:
             a = node.args[0]
             for v in [a] if isinstance(a, ast.Constant) else getattr(a, "elts", []):
-                self.compared(v, name == "startswith")
+                self.compared(f.value, v, name == "startswith")
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node):
@@ -179,11 +218,17 @@ class Collector(ast.NodeVisitor):
             self.add(a.name)
         if node.level == 0 and node.module:
             self.imports.add(node.module.split(".")[0])
+        base = absolute_module(self.package, node.level, node.module)
+        if base and len(self.scopes) == 1:
+            self.dotted.add(base)
+            self.dotted.update(base + "." + a.name for a in node.names if a.name != "*")
         self.generic_visit(node)
 
     def visit_Import(self, node):
         for a in node.names:
             self.imports.add(a.name.split(".")[0])
+            if len(self.scopes) == 1:
+                self.dotted.add(a.name)
         self.generic_visit(node)
 
 
@@ -219,6 +264,20 @@ def named_tuple_fields(call):
     return out
 
 
+def absolute_module(package, level, module):
+    """The dotted module `from <level dots><module> import ...` names in a file of
+    `package` (None at top level), else None."""
+    if level == 0:
+        return module
+    if package is None:
+        return None
+    base = package.split(".")
+    if level - 1 >= len(base):
+        return None
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
 NAME_PART = re.compile(r"[A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -252,8 +311,9 @@ def collect(args):
     loads = {}
     uses = {}
     parts = {}
+    edges = {}
     stdlib_names = set(sys.stdlib_module_names)
-    for group, f in jobs:
+    for group, f, mp in jobs:
         names = groups.setdefault(group, set())
         imps = imports.setdefault(group, set())
         lds = loads.setdefault(group, set())
@@ -266,7 +326,11 @@ def collect(args):
         file_imports = set()
         try:
             collector = Collector(names, file_imports, lds, ep_groups)
+            collector.package = package_of(mp, f)
             collector.visit(tree)
+            if mp:
+                top = mp.split(".")[0]
+                edges[mp] = {d for d in collector.dotted if d.split(".")[0] == top} - {mp}
             imps |= file_imports
             # Only files that import a module from outside the stdlib and their own package
             # can use such a module.
@@ -277,12 +341,43 @@ def collect(args):
             if collector.parts:
                 # With the words the same code spells as strings: the rests it may compare
                 # with its own constants (PLY's `t_ignore`, `t_error`).
-                entry = parts.setdefault(top_module(group, f), (set(), set()))
+                entry = parts.setdefault(mp or top_module(group, f), (set(), set()))
                 entry[0].update(collector.parts)
                 entry[1].update(collector.strings)
         except RecursionError:
             continue
-    return groups, imports, loads, uses, parts
+    return groups, imports, loads, uses, parts, edges
+
+
+def package_of(mp, f):
+    """The package a module file with dotted path `mp` sits in: itself for an `__init__`,
+    else its parent (None at top level or for a path that is no module)."""
+    if not mp:
+        return None
+    if os.path.basename(f).startswith("__init__."):
+        return mp
+    return mp.rpartition(".")[0] or None
+
+
+def reaching(module_parts, edges):
+    """For each module, the modules in `module_parts` it imports, itself or through other
+    modules of its own package: the code that runs when a repository uses it."""
+    back = {}
+    for m, ds in edges.items():
+        for d in ds:
+            back.setdefault(d, set()).add(m)
+    reach = {}
+    for p in module_parts:
+        seen = {p}
+        todo = [p]
+        while todo:
+            for m in back.get(todo.pop(), ()):
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        for m in seen:
+            reach.setdefault(m, set()).add(p)
+    return reach
 
 
 def root_name(e):
@@ -624,7 +719,7 @@ def scan():
         if mp:
             paths[""].add(mp)
         if not f.endswith(ext):
-            jobs.append(("", f))
+            jobs.append(("", f, mp))
     if not os.path.isdir(dl):
         cmods += [("", m, None) for m in dynload_modules(ext)]
     vendored = {}
@@ -637,7 +732,7 @@ def scan():
             p = os.path.join(d, e)
             if e.endswith(".py"):
                 modules.add(e[:-3])
-                jobs.append((e[:-3], p))
+                jobs.append((e[:-3], p, e[:-3]))
                 paths.setdefault(e[:-3], set()).add(e[:-3])
             elif e.endswith(ext) and e.split(".")[0].isidentifier():
                 name = e.split(".")[0]
@@ -660,7 +755,7 @@ def scan():
                         if mp:
                             cmods.append((group, mp, f))
                     else:
-                        jobs.append((group, f))
+                        jobs.append((group, f, mp))
     eps = entry_points(site)
     ep_groups = frozenset(eps)
     jobs.sort()
@@ -688,7 +783,9 @@ def scan():
     group_uses = {}
     module_parts = {}
     module_words = {}
-    for part, imps, lds, uses, found in parts:
+    module_edges = {}
+    for part, imps, lds, uses, found, edges in parts:
+        module_edges.update(edges)
         for m, (ps, ws) in found.items():
             module_parts.setdefault(m, set()).update(ps)
             module_words.setdefault(m, set()).update(ws)
@@ -732,6 +829,8 @@ def scan():
                      for g, per in group_uses.items()},
             "compared_parts": {m: sorted(ps) for m, ps in module_parts.items()},
             "compared_words": {m: sorted(ws) for m, ws in module_words.items()},
+            "compared_reach": {m: sorted(ps)
+                               for m, ps in reaching(module_parts, module_edges).items()},
             "unicode_words": unicode_words() + codec_names()}
 
 

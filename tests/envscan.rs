@@ -471,8 +471,10 @@ fn globals_bound_inside_blocks_are_outside_names() {
 }
 
 /// The name parts an installed module picks names by (a prefix compared by slice or
-/// `startswith`, a suffix by `endswith`), with the identifiers its code spells as strings;
-/// bare words and parts of other shapes are not parts.
+/// `startswith`, a suffix by `endswith`, on a name that a loop or comprehension enumerates),
+/// with the identifiers its code spells as strings; bare words, parts of other shapes, and
+/// tests on a parameter (of a function or a lambda), an attribute, a literal or the items of
+/// a literal are not parts.
 #[test]
 fn name_parts_a_module_picks_names_by_are_found() {
     let d = tempfile::tempdir().unwrap();
@@ -480,17 +482,52 @@ fn name_parts_a_module_picks_names_by_are_found() {
     write(
         d.path(),
         "site/lexkit/lex.py",
-        "def rules(ns):\n    names = [f for f in ns if f[:2] == 't_']\n    cmds = [n for n in ns if n.startswith(('do_', 'x'))]\n    ends = [n for n in ns if n.endswith('_end')]\n    bare = [n for n in ns if n.startswith('test')]\n    return names, cmds, ends, bare, 'ignore', 'not a word'\n",
+        "def rules(ns):\n    names = [f for f in ns if f[:2] == 't_']\n    cmds = [n for n in ns if n.startswith(('do_', 'x'))]\n    ends = []\n    for n, _ in ns.items():\n        if n.endswith('_end'):\n            ends.append(n)\n    bare = [n for n in ns if n.startswith('test')]\n    return names, cmds, ends, bare, 'ignore', 'not a word'\n\ndef guess(name, p):\n    return name.startswith('is_') or p.kind.startswith('VAR_') or name[-5:] == '_size'\n\ndef others(ns):\n    ops = list(filter(lambda name: name.startswith('OP_'), ns))\n    for attr in 'lineno', 'end_lineno':\n        if attr.startswith('end_'):\n            ops.append(attr)\n    return ops\n",
     );
     write(d.path(), "site/plain.py", "x = 'y'.startswith('z_')\n");
     let env = scan(d.path(), "");
-    let got: Vec<(&str, bool)> = env.compared_parts["lexkit"]
+    let got: Vec<(&str, bool)> = env.compared_parts["lexkit.lex"]
         .iter()
         .map(|(p, b)| (p.as_str(), *b))
         .collect();
     assert_eq!(got, [("_end", false), ("do_", true), ("t_", true)]);
-    assert_eq!(env.compared_parts["plain"], [("z_".to_string(), true)]);
-    let words = &env.compared_words["lexkit"];
+    assert!(!env.compared_parts.contains_key("plain"));
+    let words = &env.compared_words["lexkit.lex"];
     assert!(words.contains(&"ignore".to_string()), "{words:?}");
     assert!(!words.iter().any(|w| w == "not a word"));
+}
+
+/// A module that picks names is reached from the modules of its package that import it when
+/// they are imported, relative imports included; an import inside a function is not followed.
+#[test]
+fn modules_reach_the_pickers_they_import() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("stdlib")).unwrap();
+    let picker = "def rules(ns):\n    return [f for f in ns if f[:2] == 't_']\n";
+    write(d.path(), "site/lexkit/_impl/lex.py", picker);
+    write(
+        d.path(),
+        "site/lexkit/_impl/__init__.py",
+        "from .lex import rules\n",
+    );
+    write(
+        d.path(),
+        "site/lexkit/__init__.py",
+        "from lexkit._impl import rules\n",
+    );
+    write(d.path(), "site/lexkit/unrelated.py", "X = 1\n");
+    write(d.path(), "site/lazy/picky.py", picker);
+    write(
+        d.path(),
+        "site/lazy/__init__.py",
+        "def load():\n    from lazy import picky\n    return picky\n",
+    );
+    let env = scan(d.path(), "");
+    let reach = |m: &str| env.compared_reach.get(m).cloned().unwrap_or_default();
+    for m in ["lexkit", "lexkit._impl", "lexkit._impl.lex"] {
+        assert_eq!(reach(m), ["lexkit._impl.lex".to_string()], "{m}");
+    }
+    assert!(reach("lexkit.unrelated").is_empty());
+    assert_eq!(reach("lazy.picky"), ["lazy.picky".to_string()]);
+    assert!(reach("lazy").is_empty());
 }

@@ -28,6 +28,7 @@ pub(super) fn one_file<'a>(
         data_words: &NONE,
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     }
 }

@@ -4,7 +4,7 @@
 //! Pure: callers hand in file contents and the names the Python environment defines.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rayon::prelude::*;
 
@@ -181,11 +181,14 @@ pub struct PolicyInput<'a> {
     /// case; codec names as codec lookup normalizes them, `iso_8859_1`): a string literal of
     /// the repository that is one of them stays.
     pub data_words: &'a BTreeSet<String>,
-    /// For each outside top-level module, the name parts its code picks names by
-    /// (`("t_", true)`: a prefix; `("_opt", false)`: a suffix; see `picked_by_outside_code`).
+    /// For each outside module (dotted), the name parts its code picks names by
+    /// (`("t_", true)`: a prefix; `("_opt", false)`: a suffix; see `add_compared_rests`).
     pub compared_parts: &'a BTreeMap<String, Vec<(String, bool)>>,
     /// For each module in `compared_parts`, the identifiers its code spells as strings.
     pub compared_words: &'a BTreeMap<String, Vec<String>>,
+    /// For each outside module (dotted), the modules of `compared_parts` that importing it
+    /// runs (itself included).
+    pub compared_reach: &'a BTreeMap<String, Vec<String>>,
     /// Names given a bare annotation at the start of a statement: fields
     /// (`defs::FileDefs::annotated`).
     pub annotated: &'a BTreeSet<String>,
@@ -975,10 +978,13 @@ fn add_affix_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findi
 /// `endswith("j")`, `startswith("_")`) never reach here (`file_facts`), and rests that no
 /// literal spells change nothing.
 ///
-/// The same holds for the parts an outside module the repository imports picks names by
-/// (`PolicyInput::compared_parts`: an installed PLY's `f[:2] == 't_'`, `cmd.Cmd`'s
-/// `name[:3] == 'do_'`), in every file, since the names reach that code through classes and
-/// modules handed to it from anywhere (a subclass of a lexer in another file). There the
+/// The same holds for the parts an outside module picks names by (`PolicyInput::compared_parts`:
+/// an installed PLY's `f[:2] == 't_'`, `cmd.Cmd`'s `name[:3] == 'do_'`) when the repository
+/// imports it or a module that imports it when imported (`imported_pickers`; an optional
+/// `hypothesis.extra.numpy` that guesses strategies from `min_` and `max_` arguments is not
+/// run by `from hypothesis import given`). Such parts count in every file, since the names
+/// reach that code through classes and modules handed to it from anywhere (a subclass of a
+/// lexer in another file). There the
 /// outside code also compares rests with its own constants (PLY's `t_ignore`, `t_error`), so
 /// a rest or part that module spells as a string keeps its tokens, and so does the part
 /// itself (`do` of `do_quit`). Programs that pick names may take them in definition order
@@ -986,22 +992,14 @@ fn add_affix_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findi
 /// its definition's place relative to the others (`Findings::ordered`).
 fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findings) {
     let mut compared: BTreeSet<(&str, bool)> = facts.compared_strings.iter().copied().collect();
-    let tops: BTreeSet<&str> = facts
-        .frozen_imports
-        .iter()
-        .map(|(t, _)| t.as_str())
-        .collect();
     let mut outside_words: HashSet<&str> = HashSet::new();
     let mut outside_parts: HashSet<(&str, bool)> = HashSet::new();
-    for top in tops {
-        let Some(parts) = input.compared_parts.get(top) else {
-            continue;
-        };
-        for (part, prefix) in parts {
+    for picker in imported_pickers(facts, input) {
+        for (part, prefix) in input.compared_parts.get(picker).into_iter().flatten() {
             compared.insert((part.as_str(), *prefix));
             outside_parts.insert((part.as_str(), *prefix));
         }
-        if let Some(words) = input.compared_words.get(top) {
+        if let Some(words) = input.compared_words.get(picker) {
             outside_words.extend(words.iter().map(String::as_str));
         }
     }
@@ -1046,6 +1044,29 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
     for t in kept {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
     }
+}
+
+/// The outside modules that pick names by a part (`PolicyInput::compared_parts`) and run
+/// when the repository imports what it imports: a module is imported when its top-level
+/// package is and the repository's imports of that package name each of its components
+/// (`import ply.lex`, `from ply import lex`), which is forgiving about how the statement is
+/// spelled. `hypothesis.extra.numpy` is not imported by `from hypothesis import given`.
+fn imported_pickers<'i>(facts: &FileFacts<'_>, input: &PolicyInput<'i>) -> BTreeSet<&'i str> {
+    let mut named: HashMap<&str, HashSet<&str>> = HashMap::new();
+    for (top, n) in &facts.frozen_imports {
+        named.entry(top.as_str()).or_default().insert(n.as_str());
+    }
+    let mut out = BTreeSet::new();
+    for (module, pickers) in input.compared_reach {
+        let mut parts = module.split('.');
+        let Some(comps) = parts.next().and_then(|top| named.get(top)) else {
+            continue;
+        };
+        if parts.all(|p| comps.contains(p)) {
+            out.extend(pickers.iter().map(String::as_str));
+        }
+    }
+    out
 }
 
 /// A CamelCase name that stays keeps its lower-case join too: programs make `logentry` from the

@@ -45,6 +45,7 @@ fn tree<'a>(own: &'a BTreeSet<String>, defined: &'a BTreeSet<String>) -> PolicyI
         data_words: &NONE,
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     }
 }
@@ -71,6 +72,7 @@ fn outside_module_is_decided_by_import_roots_not_file_names() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     // A tests/os/ folder does not make `import os` the repository's own.
@@ -115,6 +117,7 @@ fn strings_naming_configuration_keys_stay() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -180,6 +183,7 @@ fn sql_keywords_and_upper_case_data_words_stay() {
         data_words: &data,
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -212,6 +216,7 @@ fn uri_schemes_stay() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -244,6 +249,7 @@ fn upper_case_spellings_of_outside_names_stay() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -280,6 +286,7 @@ fn strings_that_are_words_of_outside_data_stay() {
         data_words: &data,
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -311,6 +318,7 @@ fn names_stored_in_pickles_are_found() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -367,6 +375,7 @@ fn codec_names_in_strings_stay() {
         data_words: &codecs,
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
         ..tree(&own, &defined)
     };
@@ -378,6 +387,7 @@ fn codec_names_in_strings_stay() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
         ..input
     };
@@ -443,6 +453,7 @@ fn extensions_of_the_trees_names_are_frozen_everywhere() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -477,6 +488,7 @@ fn a_frozen_name_with_digits_is_not_owned() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -508,6 +520,7 @@ fn placeholders_are_not_tokens() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -543,6 +556,7 @@ fn analyze_freezes_by_reason_and_owns_the_rest() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
@@ -615,6 +629,7 @@ fn outside_names_used_only_as_locals_are_renamed() {
         data_words: &BTreeSet::new(),
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
         annotated: &NO_NAMES,
     };
     let f = analyze(&input);
