@@ -39,3 +39,27 @@ def naturaldelta(value, minimum_unit="seconds"):
     let f = analyze(&one_file(no_data.as_bytes(), &env, &defined));
     assert!(f.owned_runs.contains("SECONDS"));
 }
+
+/// icalendar's `CaselessDict` upper-cases its keys: a test's `{"byday": "su"}` reaches the
+/// rule type kept under `"BYDAY"` (an outside word), so the lower case stays with it, even
+/// though the test also names a parameter `byday`.
+#[test]
+fn a_lower_case_string_whose_upper_case_stays_stays() {
+    let src: &[u8] = br#"
+TYPES = {"BYDAY": 1, "BYWHEN": 2}
+
+def check(byday, bywhen):
+    return TYPES[byday.upper()], {"byday": "su", "bywhen": 1}
+"#;
+    let defined = set(&["TYPES", "check", "byday", "bywhen", "BYWHEN"]);
+    let env = set(&["BYDAY", "upper"]);
+    let f = analyze(&one_file(src, &env, &defined));
+    assert!(f.frozen_owned.contains("byday"), "{:?}", f.owned_runs);
+    assert_eq!(f.frozen_runs.get("byday"), Some(&FreezeReason::Outside));
+    // Its upper case is the repository's own: renamed with it.
+    assert!(f.owned_runs.contains("bywhen"), "{:?}", f.owned_runs);
+    // Held only as a name, the lower case is renamed like any other.
+    let no_data = String::from_utf8_lossy(src).replace("\"byday\": \"su\", ", "");
+    let f = analyze(&one_file(no_data.as_bytes(), &env, &defined));
+    assert!(f.owned_runs.contains("byday"), "{:?}", f.owned_runs);
+}

@@ -829,6 +829,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .then_some(FreezeReason::Outside)
         });
         let reason = reason.or_else(|| upper_case_of_frozen(run, &whole_strings, input, &f));
+        let reason = reason.or_else(|| lower_case_of_frozen(run, &whole_strings, input, &f));
         if let Some(reason) = reason {
             f.frozen_runs.entry(run.clone()).or_insert(reason);
             f.frozen_owned.insert(run.clone());
@@ -867,6 +868,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             .filter(|r| {
                 built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
                     || upper_case_of_frozen(r, &whole_strings, input, &f).is_some()
+                    || lower_case_of_frozen(r, &whole_strings, input, &f).is_some()
                     || names.parts_with_frozen(r, &class_families)
             })
             .cloned()
@@ -918,6 +920,26 @@ fn upper_case_of_frozen(
         return None;
     }
     freeze_reason(&lower, input, f).filter(|r| *r != FreezeReason::Short)
+}
+
+/// The mirror case: a lower-case run the code holds as a whole string (`"byday"`, a test's
+/// key for icalendar's `CaselessDict`) whose upper case is a frozen run the code also holds as
+/// a whole string (`"BYDAY"`, a key of its rule types and an outside word) stays: programs
+/// fold the case of such data (`key.upper()`) and look it up among the other spelling. Held
+/// only as a name, or with an upper case that is free or never a string, it is renamed.
+fn lower_case_of_frozen(
+    run: &str,
+    whole_strings: &HashSet<&str>,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> Option<FreezeReason> {
+    let lower =
+        run.bytes().any(|b| b.is_ascii_lowercase()) && !run.bytes().any(|b| b.is_ascii_uppercase());
+    let upper = run.to_ascii_uppercase();
+    if !lower || !whole_strings.contains(run) || !whole_strings.contains(upper.as_str()) {
+        return None;
+    }
+    freeze_reason(&upper, input, f).filter(|r| *r != FreezeReason::Short)
 }
 
 /// A string literal that a cutting method takes (`CUTTING_METHODS`) and that starts or ends
