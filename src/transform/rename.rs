@@ -219,6 +219,14 @@ impl Renamer {
         let pieces = tokens::split(run);
         let frozen = |w: &str| self.is_frozen_word(w);
         let names_code = |x: &str| self.is_code_ident(x) && !self.is_frozen_run(x);
+        // An upper-case compound is how programs spell names joined at run time for the
+        // environment (`f"{prefix}_{key}"` with flask's `prefix="FLASK"`, click's
+        // `f"{prefix}_{name.upper()}"`): a span whose lower case is a code name is that name
+        // upper-cased, as a single word in a string is (`is_other_case_of_code_ident`).
+        let upper = !run.bytes().any(|b| b.is_ascii_lowercase());
+        let upper_of_name = |x: &str| {
+            upper && !self.is_frozen_run(x) && tokens::other_case(x).is_some_and(|o| names_code(&o))
+        };
         // Spans of at most this many pieces are tried: code names of more are rare.
         const SPAN: usize = 4;
         let text = |i: usize, j: usize| pieces[i..j].iter().map(Piece::text).collect::<String>();
@@ -245,6 +253,9 @@ impl Renamer {
                 let img = self.image(&x);
                 if names_code(&x) || img.as_deref().is_some_and(names_code) {
                     return Some((j, img.unwrap_or(x), words(i, j) >= 2 && holds_frozen(i, j)));
+                }
+                if upper_of_name(&x) || img.as_deref().is_some_and(upper_of_name) {
+                    return img.map(|y| (j, y, true));
                 }
                 let kept = j - i >= 2
                     && (self.is_frozen_run(&x)
@@ -929,6 +940,27 @@ mod tests {
             r.swap_run("SomethingIntPSet", Class::String).as_deref(),
             Some("PressureIntPSet")
         );
+    }
+
+    #[test]
+    fn upper_case_compounds_of_upper_cased_names_follow_them_past_a_frozen_piece() {
+        // flask reads `os.environ` for `f"{prefix}_"` with `prefix="FLASK"` and its tests set
+        // "FLASK_STRING"; click's `auto_envvar_prefix` builds "TEST_FOO_BAR_BAZ" from the
+        // option `baz`. Upper-case spans whose lower case is a code name change as the name;
+        // a word that is no name still keeps the compound (`NOTE`), and lower-case data
+        // (`"flask_string"`) is no environment name.
+        let r = Renamer::new(
+            [("flask", "genre"), ("baz", "fly"), ("note", "pear")],
+            ["string", "test", "foo", "bar"],
+            ["flask", "baz"],
+        )
+        .unwrap();
+        let orig =
+            "a = ['FLASK_STRING', 'TEST_FOO_BAR_BAZ', 'FLASK_NOTE_STRING', 'flask_string']\n";
+        let view =
+            "a = ['GENRE_STRING', 'TEST_FOO_BAR_FLY', 'FLASK_NOTE_STRING', 'flask_string']\n";
+        assert_eq!(swap_py(&r, orig), view);
+        assert_eq!(swap_py(&r, view), orig, "both directions agree");
     }
 
     #[test]
