@@ -10,7 +10,9 @@
 //!
 //! - URL: from a scheme (`https://`, `git+ssh://`: the letters, digits, `+ . -` right before
 //!   `://`) to the end of its chunk (the next whitespace, quote, backtick, bracket or `\`).
-//!   Found from `://` alone, whatever the scheme's letters are.
+//!   Found from `://` alone, whatever the scheme's letters are. On a local host
+//!   (`localhost`, `testserver`, asked; `127.0.0.1`) only up to the path, which is the
+//!   program's own route.
 //! - `www.`: a chunk from a run that is `www` (asked) followed by a dot.
 //! - e-mail: a chunk holding `@` with something before it and a dot after it.
 //! - hostname: `label.label.tld` at a word boundary, whose last label is one of
@@ -98,6 +100,27 @@ fn run_at<'s>(s: &'s [u8], runs: &[Run], a: usize, b: usize) -> Option<&'s str> 
         .flatten()
 }
 
+/// Hosts that serve the program under test (a test client's `localhost` and `testserver`,
+/// loopback addresses): the path of a URL on one of them is the program's own route
+/// (flask's `@app.route("/meh")` answers `http://localhost/meh`), so only the scheme, host
+/// and port are protected.
+const LOCAL_HOSTS: &[&str] = &["localhost", "testserver"];
+
+/// The end of the scheme, host and port of a URL whose host (from `h` to the next `/` before
+/// `b`) is a local host, else `None`. The host is a run asked through [`Ask`] or a loopback
+/// address of digits and punctuation (never runs), so the view makes the same decision.
+fn local_url_end(s: &[u8], h: usize, b: usize, runs: &[Run], ask: &dyn Ask) -> Option<usize> {
+    let end = s[h..b].iter().position(|&x| x == b'/').map_or(b, |k| h + k);
+    let host_end = s[h..end]
+        .iter()
+        .position(|&x| x == b':')
+        .map_or(end, |k| h + k);
+    let host = &s[h..host_end];
+    let local = matches!(host, b"127.0.0.1" | b"0.0.0.0")
+        || run_at(s, runs, h, host_end).is_some_and(|w| ask.is_one_of(w, LOCAL_HOSTS));
+    local.then_some(end)
+}
+
 /// Spans of the chunk `s[a..b]` (no delimiter inside).
 fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Vec<(usize, usize)>) {
     let c = &s[a..b];
@@ -110,7 +133,7 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
             st -= 1;
         }
         if st < a + p {
-            out.push((st, b));
+            out.push((st, local_url_end(s, a + p + 3, b, runs, ask).unwrap_or(b)));
             return;
         }
     }
@@ -261,6 +284,31 @@ mod tests {
             ["https", "docs", "python", "org", "library", "git", "ssh", "host", "repo", "git"]
         );
         assert_eq!(fixed("\"ftp://a/b\" query", &[]), ["ftp", "a", "b"]);
+    }
+
+    /// A URL on the host a test client serves the program under test from: its path is the
+    /// program's route, renamed like the route's own string.
+    #[test]
+    fn paths_of_urls_on_local_hosts_are_not_protected() {
+        assert_eq!(
+            fixed(
+                "http://localhost/meh http://testserver:80/query/x https://127.0.0.1:5000/query",
+                &[]
+            ),
+            ["http", "localhost", "http", "testserver", "https"]
+        );
+        assert_eq!(
+            fixed("http://localhosts/meh http://example.com/query", &[]),
+            [
+                "http",
+                "localhosts",
+                "meh",
+                "http",
+                "example",
+                "com",
+                "query"
+            ]
+        );
     }
 
     #[test]
