@@ -58,6 +58,28 @@ h = "prefix" + tail
     }
 }
 
+/// Doubled braces and percent signs are escaped characters (and template markup), not
+/// fields: Django's template test `"as{{ missing }}df"` joins nothing to `as` or `df`.
+#[test]
+fn escaped_braces_and_percents_join_nothing() {
+    let src = br#"
+a = {"basic": "as{{ missing }}df"}
+b = "rate%%d" % 5
+c = "%%under" % x
+d = "keep{x}" + "open%s" % y
+"#;
+    let t: Vec<String> = dynamic_fragments(src)
+        .iter()
+        .map(|f| f.text.clone())
+        .collect();
+    for w in ["as", "df", "missing", "rate", "under"] {
+        assert!(!t.iter().any(|x| x == w), "unexpected {w}: {t:?}");
+    }
+    for w in ["keep", "open"] {
+        assert!(t.iter().any(|x| x == w), "missing {w}: {t:?}");
+    }
+}
+
 /// A message given to `raise` or `warn` is read, never looked up: its joins build no names.
 #[test]
 fn messages_raised_or_warned_build_no_names() {
@@ -772,4 +794,46 @@ fn rests_count_only_for_a_name_part_in_a_file_that_splits() {
     assert!(!sliced("p[6:]"), "a slice of another name (PLY's `p[2:]`)");
     assert!(!with("n.startswith('check')", true), "a bare word");
     assert!(!with("n.startswith('_')", true), "an underscore");
+}
+
+/// Django looks up `"as_" + connection.vendor` and spells the vendor `"sqlite"`, which is
+/// also the name of a test package (`backends/sqlite`): strings swap a module name as a code
+/// name, so the member `as_sqlite` follows it rather than staying as if built from data
+/// that strings keep.
+#[test]
+fn a_family_member_follows_a_rest_that_is_a_module_name() {
+    let src: &[u8] = br#"
+class Wrapper:
+    vendor = "sqlite"
+
+class Node:
+    def as_sqlite(self, compiler):
+        return compiler
+
+def compile(node, connection):
+    return getattr(node, "as_" + connection.vendor)
+"#;
+    let env = set(&["getattr"]);
+    let defined = set(&[
+        "Wrapper",
+        "vendor",
+        "Node",
+        "as_sqlite",
+        "compile",
+        "node",
+        "connection",
+        "compiler",
+    ]);
+    let modules = set(&["sqlite"]);
+    let mut input = one_file(src, &env, &defined);
+    input.tree_modules = &modules;
+    let f = analyze(&input);
+    assert!(
+        f.owned_runs.contains("as_sqlite"),
+        "{:?}",
+        f.frozen_runs.get("as_sqlite")
+    );
+    // Without the module, the rest is a word only data holds: the member stays.
+    let f = analyze(&one_file(src, &env, &defined));
+    assert_eq!(f.frozen_runs.get("as_sqlite"), Some(&FreezeReason::Dynamic));
 }

@@ -60,9 +60,14 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
         let after = src.get(r.end).copied();
         let quote_after = matches!(after, Some(b'"' | b'\''));
         let quote_before = matches!(before, Some(b'"' | b'\''));
-        let dynamic_after = matches!(after, Some(b'%' | b'{'))
+        // A doubled `{{`, `}}` or `%%` is an escaped character (and the markup of templates,
+        // `"as{{ missing }}df"`), not a field: nothing is joined there.
+        let doubled_after = after.is_some() && src.get(r.end + 1).copied() == after;
+        let doubled_before =
+            before.is_some() && r.start >= 2 && src.get(r.start - 2).copied() == before;
+        let dynamic_after = (matches!(after, Some(b'%' | b'{')) && !doubled_after)
             || (quote_after && next_code_byte(src, r.end + 1) == Some(b'+'));
-        let dynamic_before = matches!(before, Some(b'%' | b'}'))
+        let dynamic_before = (matches!(before, Some(b'%' | b'}')) && !doubled_before)
             || (quote_before && prev_code_byte(src, r.start - 1) == Some(b'+'));
         // An open underscore alone does not make a dunder a fragment: `"__init__"` names the
         // whole (frozen) dunder, and a family of names ending in `__init__` is no reason to

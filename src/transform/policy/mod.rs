@@ -764,6 +764,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .map(|r| r.to_ascii_lowercase())
         .collect();
     f.add_code_runs(joins);
+    // Module names count as code identifiers: imports and strings name them, and the renamer
+    // swaps a string holding one (Django's `vendor = "sqlite"`, also the test package
+    // `backends/sqlite`), so the family rules below must see them as such.
+    f.add_code_runs(input.tree_modules.iter().cloned());
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
     let class_families =
         FragmentIndex::new(fragments.iter().filter(|fr| fr.joined && fr.near_name));
@@ -898,8 +902,6 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         f.frozen_runs.insert(run, FreezeReason::Dynamic);
     }
     freeze_joins_of_frozen_names(&mut f);
-    // Module names count as code identifiers: imports and strings name them.
-    f.add_code_runs(input.tree_modules.iter().cloned());
     f
 }
 
