@@ -332,6 +332,11 @@ impl Renamer {
     /// joined by a double underscore (Django's `content_type__app_label`, a mangled
     /// `_Shelf__code`) is decided segment by segment, as the code that splits it at `__`
     /// looks each one up; the segments sit at the same places in the run and in its image.
+    /// The segments of such a run in code are decided as in a string: the program looks
+    /// them up as data (Django's `nulled_text_field__nulled` reaches the lookup registered
+    /// as `lookup_name = "nulled"`), so a segment changes exactly where that string would.
+    /// A mangled name (`_Shelf__code`, a leading underscore) is a name, not a lookup: its
+    /// attribute follows the `__code` the class defines.
     pub fn swap_run(&self, run: &str, class: Class) -> Option<String> {
         let Some(parts) = segments(run) else {
             return self.swap_segment(run, class);
@@ -339,6 +344,11 @@ impl Renamer {
         if self.is_frozen_run(run) {
             return None;
         }
+        let class = if class == Class::Code && !run.starts_with('_') {
+            Class::String
+        } else {
+            class
+        };
         let mut changed = false;
         let out: Vec<String> = parts
             .iter()
@@ -1051,7 +1061,10 @@ mod tests {
 
     #[test]
     fn lookups_are_decided_segment_by_segment() {
-        // `set` is frozen here as a run of its own (`get` too); `query_user` is not.
+        // `set` is frozen here as a run of its own (`get` too); `query_user` is not. `user`
+        // is no code name on its own: a segment of a lookup in code is decided as in a
+        // string (Django's `lookup_name = "nulled"` is reached by `field__nulled`), so it
+        // stays, in the keyword as in the string.
         let r = Renamer::new(
             [("query", "ledger"), ("user", "otter"), ("set", "suite")],
             ["set", "get"],
@@ -1059,18 +1072,26 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            swap_py(&r, "f(set__query_user=1, user__set='set__query_user')\n"),
-            "f(set__ledger_otter=1, otter__set='set__ledger_otter')\n"
+            swap_py(
+                &r,
+                "f(set__query_user=1, user__set='set__query_user', u='user__set')\n"
+            ),
+            "f(set__ledger_otter=1, user__set='set__ledger_otter', u='user__set')\n"
         );
         // Both ways, and dunders and triple underscores stay whole.
         assert_eq!(
             swap_py(
                 &r,
-                "f(set__ledger_otter=1, otter__set='set__ledger_otter')\n"
+                "f(set__ledger_otter=1, user__set='set__ledger_otter', u='user__set')\n"
             ),
-            "f(set__query_user=1, user__set='set__query_user')\n"
+            "f(set__query_user=1, user__set='set__query_user', u='user__set')\n"
         );
         assert_eq!(swap_py(&r, "__user__ user___set"), "__user__ otter___suite");
+        // A mangled name in code follows its attribute as a name.
+        assert_eq!(
+            r.swap_run("_Shelf__user", Class::Code).as_deref(),
+            Some("_Shelf__otter")
+        );
     }
 
     #[test]
