@@ -47,6 +47,10 @@ fn tree() -> Tree {
         file("tests/test_logic.py", "from toml_shelf.logic import true\n\ndef test_true():\n    assert true.lend(1) == 1\n"),
         file("noxfile.py", "def tests(session):\n    session.run('pytest')\n"),
         file("toml_shelf/wsgi.py", "application = None\n"),
+        file(
+            "hatch_build.py",
+            "class CustomMetadataHook:\n    def update(self, metadata):\n        return metadata\n",
+        ),
     ];
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     Tree {
@@ -179,6 +183,7 @@ fn files_tools_look_up_keep_their_names_and_stubs_follow_their_module() {
         "pyproject.toml",
         "py.typed",
         "tox.ini",
+        "hatch_build.py",
     ] {
         assert_eq!(&*r.swap_name(kept.as_bytes()), kept.as_bytes(), "{kept}");
     }

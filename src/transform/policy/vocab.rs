@@ -241,6 +241,13 @@ pub const TOOL_RUNS: &[&str] = &[
     "fixtures",
     "wsgi",
     "asgi",
+    // Build and interpreter hooks found by their default file names: hatchling's
+    // `hatch_build.py` (custom metadata and build hooks with no `path`), tox's `toxfile.py`,
+    // and the `sitecustomize`/`usercustomize` modules `site` imports at start-up.
+    "hatch_build",
+    "toxfile",
+    "sitecustomize",
+    "usercustomize",
 ];
 
 /// Top-level directories that setuptools' automatic discovery of a flat layout skips by
