@@ -263,6 +263,8 @@ struct FileFacts<'a> {
     pattern_runs: HashSet<&'a str>,
     /// Runs of string literals that spell a codec name (`"iso-8859-1"`, see `codec_literal`).
     codec_runs: HashSet<&'a str>,
+    /// Whether the code cuts a `__name__` at an underscore (see `add_name_derived_stems`).
+    splits_names: bool,
 }
 
 /// Methods of `str` that cut a piece off and give the program the rest.
@@ -297,6 +299,7 @@ impl<'a> FileFacts<'a> {
         union(&mut self.pattern_runs, &mut other.pattern_runs);
         union(&mut self.codec_runs, &mut other.codec_runs);
         union(&mut self.module_files, &mut other.module_files);
+        self.splits_names |= other.splits_names;
         self
     }
 }
@@ -390,6 +393,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         compared_strings: HashSet::new(),
         pattern_runs,
         codec_runs: HashSet::new(),
+        splits_names: splits_names_at_underscore(src),
     };
     for imp in imports_in_runs(src, &runs) {
         let top = match imp.module.first() {
@@ -732,6 +736,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     f.add_code_runs(code_runs.into_iter().map(str::to_string));
     add_affix_rests(&facts, input, &mut f);
     add_compared_rests(&facts, input, &mut f);
+    add_name_derived_stems(&facts, input, &mut f);
     // Owned: what the repository defines, plus its module names (file stems, packages).
     let owned: BTreeSet<&String> = input
         .defined
@@ -1091,6 +1096,62 @@ fn imported_pickers<'i>(facts: &FileFacts<'_>, input: &PolicyInput<'i>) -> BTree
         }
     }
     out
+}
+
+/// Whether `src` cuts a `__name__` at an underscore (`function.__name__.split('_', 1)`,
+/// `.rpartition("_")`): the program derives a word from a name, as tinycss2's tests derive
+/// the data file `stylesheet.json` from the test `test_stylesheet`.
+fn splits_names_at_underscore(src: &[u8]) -> bool {
+    const NAME: &[u8] = b"__name__.";
+    let mut from = 0;
+    while let Some(k) = src[from..].windows(NAME.len()).position(|w| w == NAME) {
+        let at = from + k + NAME.len();
+        let rest = &src[at..src.len().min(at + 20)];
+        let call = ["split(", "rsplit(", "partition(", "rpartition("]
+            .iter()
+            .find_map(|m| rest.strip_prefix(m.as_bytes()));
+        if call.is_some_and(|a| a.starts_with(b"'_'") || a.starts_with(b"\"_\"")) {
+            return true;
+        }
+        from = at;
+    }
+    false
+}
+
+/// Where the code cuts names at an underscore (`splits_names_at_underscore`), a one-word
+/// rest of a defined name (`stylesheet` of `test_stylesheet`, after the first underscore or
+/// before the last) that is also the stem of a file in the tree (`stylesheet.json`) is a word
+/// the program makes from the name and looks the file up by: it counts as a name the code
+/// uses, so the file name and strings holding it change with the name. Without such a cut the
+/// stem stays data (a one-word `docs/index.rst` beside a function `test_index` is no lookup).
+fn add_name_derived_stems(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findings) {
+    if !facts.splits_names {
+        return;
+    }
+    let stems: HashSet<&str> = input
+        .names
+        .iter()
+        .filter_map(|n| n.split_once('.').map(|(stem, _)| stem))
+        .filter(|stem| tokens::word_count(stem) == 1 && !stem.contains('_'))
+        .collect();
+    let mut derived: Vec<String> = Vec::new();
+    for name in input.defined {
+        let core = name.trim_matches('_');
+        let ends = [
+            core.split_once('_').map(|(_, r)| r),
+            core.rsplit_once('_').map(|(h, _)| h),
+        ];
+        for rest in ends.into_iter().flatten() {
+            if stems.contains(rest) && freeze_reason(rest, input, f).is_none() {
+                derived.push(rest.to_string());
+            }
+        }
+    }
+    // Also a local's name (`stylesheet = ...`) is then no mere word of prose.
+    for w in &derived {
+        f.local_words.remove(w);
+    }
+    f.add_code_runs(derived);
 }
 
 /// A CamelCase name that stays keeps its lower-case join too: programs make `logentry` from the

@@ -756,3 +756,40 @@ fn fields_spelled_as_configuration_keys_keep_their_names() {
     assert!(!f.frozen_runs.contains_key("other_field"));
     assert!(f.owned_runs.contains("other_field"));
 }
+
+/// tinycss2's tests load `function.__name__.split('_', 1)[-1] + '.json'`: the one-word rest
+/// `stylesheet` of `test_stylesheet` names the data file `stylesheet.json`, so it counts as a
+/// name the code uses (the file follows the test). Without the cut, a one-word stem beside a
+/// function (`docs/index.rst`, `test_index`) stays data.
+#[test]
+fn a_file_named_by_the_rest_of_a_name_the_code_cuts_follows_the_name() {
+    let own = set(&["tests"]);
+    let defined = set(&["json_test", "test_stylesheet", "test_index", "load_json"]);
+    let src: &[u8] = b"def json_test(function):\n    return load_json(function.__name__.split('_', 1)[-1] + '.json')\n\n@json_test\ndef test_stylesheet(input):\n    stylesheet = input\n    return stylesheet\n\ndef test_index():\n    pass\n";
+    let names = vec![
+        "tests",
+        "test_css.py",
+        "stylesheet.json",
+        "docs",
+        "notes.rst",
+    ];
+    let input = PolicyInput {
+        python: vec![("tests/test_css.py", src)],
+        names: names.clone(),
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert!(f.code_runs.contains("stylesheet"), "{:?}", f.code_runs);
+    // A local of that name does not make it a word of prose.
+    assert!(!f.local_words.contains("stylesheet"));
+    // `index` is the rest of a name but no file's stem; `json` is a stem-less extension.
+    assert!(!f.code_runs.contains("index"));
+    // Without the cut the stem is data.
+    let plain: &[u8] = b"def test_stylesheet(input):\n    return input\n";
+    let input = PolicyInput {
+        python: vec![("tests/test_css.py", plain)],
+        names,
+        ..tree(&own, &defined)
+    };
+    assert!(!analyze(&input).code_runs.contains("stylesheet"));
+}
