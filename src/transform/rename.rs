@@ -224,9 +224,8 @@ impl Renamer {
         // `f"{prefix}_{name.upper()}"`): a span whose lower case is a code name is that name
         // upper-cased, as a single word in a string is (`is_other_case_of_code_ident`).
         let upper = !run.bytes().any(|b| b.is_ascii_lowercase());
-        let upper_of_name = |x: &str| {
-            upper && !self.is_frozen_run(x) && tokens::other_case(x).is_some_and(|o| names_code(&o))
-        };
+        let upper_of_name =
+            |x: &str| upper && !self.is_frozen_run(x) && self.is_other_case_of_code_ident(x);
         // Spans of at most this many pieces are tried: code names of more are rare.
         const SPAN: usize = 4;
         let text = |i: usize, j: usize| pieces[i..j].iter().map(Piece::text).collect::<String>();
@@ -969,6 +968,19 @@ mod tests {
             "a = ['FLASK_STRING', 'TEST_FOO_BAR_BAZ', 'FLASK_NOTE_STRING', 'flask_string']\n";
         let view =
             "a = ['GENRE_STRING', 'TEST_FOO_BAR_FLY', 'FLASK_NOTE_STRING', 'flask_string']\n";
+        assert_eq!(swap_py(&r, orig), view);
+        assert_eq!(swap_py(&r, view), orig, "both directions agree");
+    }
+
+    /// Law 3 for the local-host rule of `formats::spans`: the path of a URL on `localhost`
+    /// follows the route it names, other URLs stay whole, and the view goes back exactly.
+    #[test]
+    fn paths_of_local_urls_follow_their_routes_both_ways() {
+        let r = Renamer::new([("meh", "dig")], [], ["meh"]).unwrap();
+        let orig = "@route('/meh')\nu = ['http://localhost/meh', 'http://127.0.0.1:5000/meh', \
+                    'https://example.com/meh']\n";
+        let view = "@route('/dig')\nu = ['http://localhost/dig', 'http://127.0.0.1:5000/dig', \
+                    'https://example.com/meh']\n";
         assert_eq!(swap_py(&r, orig), view);
         assert_eq!(swap_py(&r, view), orig, "both directions agree");
     }

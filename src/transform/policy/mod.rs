@@ -837,8 +837,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             (upper && outside_lower.contains(&run.to_ascii_lowercase()))
                 .then_some(FreezeReason::Outside)
         });
-        let reason = reason.or_else(|| upper_case_of_frozen(run, &whole_strings, input, &f));
-        let reason = reason.or_else(|| lower_case_of_frozen(run, &whole_strings, input, &f));
+        let reason = reason.or_else(|| other_case_of_frozen(run, &whole_strings, input, &f));
         if let Some(reason) = reason {
             f.frozen_runs.entry(run.clone()).or_insert(reason);
             f.frozen_owned.insert(run.clone());
@@ -876,8 +875,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             .filter(|r| super::rename::segments(r).is_none())
             .filter(|r| {
                 built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
-                    || upper_case_of_frozen(r, &whole_strings, input, &f).is_some()
-                    || lower_case_of_frozen(r, &whole_strings, input, &f).is_some()
+                    || other_case_of_frozen(r, &whole_strings, input, &f).is_some()
                     || names.parts_with_frozen(r, &class_families)
             })
             .cloned()
@@ -910,43 +908,29 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     f
 }
 
-/// An upper-case run (`SECONDS`, an enum member) whose lower case is a frozen run that the
-/// code holds as a whole string (`"seconds"`, also the outside `timedelta.seconds`) stays as
-/// well: code turns the data into the name (`Unit[minimum_unit.upper()]` with
-/// `minimum_unit="seconds"`). An upper-case run whose lower case is never data is free.
-fn upper_case_of_frozen(
+/// A run in one case whose other case is a frozen run the code holds as a whole string stays
+/// too: programs fold the case of data and look it up under the other spelling.
+/// - An upper-case run (`SECONDS`, an enum member) whose lower case is such a string
+///   (`"seconds"`, also the outside `timedelta.seconds`): code turns the data into the name
+///   (`Unit[minimum_unit.upper()]` with `minimum_unit="seconds"`).
+/// - A lower-case run held as a whole string itself (`"byday"`, a test's key for icalendar's
+///   `CaselessDict`) whose upper case is such a string (`"BYDAY"`, a key of its rule types
+///   and an outside word): the dictionary upper-cases the key.
+///
+/// A run whose other case is free, never a whole string, or (for the lower case) a run held
+/// only as a name, is renamed.
+fn other_case_of_frozen(
     run: &str,
     whole_strings: &HashSet<&str>,
     input: &PolicyInput<'_>,
     f: &Findings,
 ) -> Option<FreezeReason> {
-    let upper =
-        run.bytes().any(|b| b.is_ascii_uppercase()) && !run.bytes().any(|b| b.is_ascii_lowercase());
-    let lower = run.to_ascii_lowercase();
-    if !upper || !whole_strings.contains(lower.as_str()) {
+    let other = tokens::other_case(run)?;
+    let lower = run.bytes().any(|b| b.is_ascii_lowercase());
+    if !whole_strings.contains(other.as_str()) || (lower && !whole_strings.contains(run)) {
         return None;
     }
-    freeze_reason(&lower, input, f).filter(|r| *r != FreezeReason::Short)
-}
-
-/// The mirror case: a lower-case run the code holds as a whole string (`"byday"`, a test's
-/// key for icalendar's `CaselessDict`) whose upper case is a frozen run the code also holds as
-/// a whole string (`"BYDAY"`, a key of its rule types and an outside word) stays: programs
-/// fold the case of such data (`key.upper()`) and look it up among the other spelling. Held
-/// only as a name, or with an upper case that is free or never a string, it is renamed.
-fn lower_case_of_frozen(
-    run: &str,
-    whole_strings: &HashSet<&str>,
-    input: &PolicyInput<'_>,
-    f: &Findings,
-) -> Option<FreezeReason> {
-    let lower =
-        run.bytes().any(|b| b.is_ascii_lowercase()) && !run.bytes().any(|b| b.is_ascii_uppercase());
-    let upper = run.to_ascii_uppercase();
-    if !lower || !whole_strings.contains(run) || !whole_strings.contains(upper.as_str()) {
-        return None;
-    }
-    freeze_reason(&upper, input, f).filter(|r| *r != FreezeReason::Short)
+    freeze_reason(&other, input, f).filter(|r| *r != FreezeReason::Short)
 }
 
 /// A string literal that a cutting method takes (`CUTTING_METHODS`) and that starts or ends
