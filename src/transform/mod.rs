@@ -4,6 +4,7 @@
 //! The filesystem talks to the core only through [`Transform`], so it can be tested with any
 //! implementation and the core can grow (Level 3) without touching `fs`.
 
+pub mod bind;
 pub mod catalog;
 pub mod defs;
 pub mod formats;

@@ -23,6 +23,7 @@
 
 use std::collections::HashSet;
 
+use super::bind::{Binds, Next, RunAt};
 use super::defs::is_assign_eq;
 use super::lexer::{self, Class, Event};
 
@@ -122,6 +123,9 @@ pub struct Exposure<'a> {
     /// `eval` or `exec` was the last code event: called, it reads the caller's locals by the
     /// names its text holds.
     eval_call: bool,
+    /// Runs each function binds (`(function, run)`): such a run is that function's local
+    /// wherever it occurs in it, so no namespace opened elsewhere reaches it (`bind.rs`).
+    binds: Binds<'a>,
 }
 
 impl<'a> Exposure<'a> {
@@ -155,6 +159,7 @@ impl<'a> Exposure<'a> {
             namespace_call: None,
             eval_call: false,
             after_class: false,
+            binds: Binds::default(),
         }
     }
 
@@ -173,6 +178,7 @@ impl<'a> Exposure<'a> {
                     Class::Code => self.code_run(run, r.start),
                     Class::String => {
                         self.start_line();
+                        self.binds.settle(Next::Other);
                         self.line.push(LineRun {
                             run,
                             start: r.start,
@@ -199,7 +205,8 @@ impl<'a> Exposure<'a> {
     pub fn finish(mut self) -> Exposed<'a> {
         self.end_line(self.src.len());
         for (run, f) in std::mem::take(&mut self.local) {
-            if self.open_namespace || self.hands_out_locals.get(f).copied().unwrap_or(true) {
+            let handed_out = self.hands_out_locals.get(f).copied().unwrap_or(true);
+            if handed_out || (self.open_namespace && !self.binds.binds(f, run)) {
                 self.exposed.insert(run);
                 self.by_code.insert(run);
             }
@@ -223,6 +230,8 @@ impl<'a> Exposure<'a> {
 
     fn code_run(&mut self, run: &'a str, start: usize) {
         self.start_line();
+        self.binds.settle(Next::Run(run));
+        let first = self.first_code;
         self.only_strings = false;
         let after_dot = std::mem::take(&mut self.after_dot);
         self.keyword_candidate = None;
@@ -270,6 +279,13 @@ impl<'a> Exposure<'a> {
         if self.depth > 0 && !exposed {
             self.keyword_candidate = Some(self.line.len());
         }
+        let at = RunAt {
+            depth: self.depth,
+            first,
+            after_dot,
+            function: self.function,
+        };
+        self.binds.code_run(run, at);
         self.line.push(LineRun {
             run,
             start,
@@ -297,6 +313,8 @@ impl<'a> Exposure<'a> {
             _ => {}
         }
         self.start_line();
+        self.binds.settle(Next::Punct(b));
+        self.binds.punct(b, self.depth, is_assign_eq(src, pos));
         self.only_strings = false;
         self.first_code = false;
         if std::mem::take(&mut self.after_import) && b == b'*' {
@@ -382,6 +400,7 @@ impl<'a> Exposure<'a> {
     }
 
     fn end_line(&mut self, end: usize) {
+        self.binds.end_line();
         if self.started {
             // A line of nothing but string literals is a docstring or a comment in disguise:
             // its value is dropped. Doctest runs its example lines, though, in the module's
@@ -592,11 +611,17 @@ mod tests {
     }
 
     #[test]
-    fn star_import_exposes_every_code_run() {
+    fn star_import_exposes_every_name_a_function_reads_without_binding() {
         check(
-            "from helpers import *\ndef f():\n    rv = 1\n    return rv\n",
+            "from helpers import *\ndef f():\n    return rv\n",
             &["rv", "helpers"],
             &[],
+        );
+        // Bound in the function, so a local there: the module namespace cannot hold it.
+        check(
+            "from helpers import *\ndef f():\n    rv = 1\n    return rv\n",
+            &["helpers"],
+            &["rv"],
         );
         check(
             "globals().update(vars(operator))\ndef f(a, b):\n    return add(a, b)\n",
@@ -613,6 +638,60 @@ mod tests {
             &["os", "sep", "globals"],
             &["rv"],
         );
+    }
+
+    #[test]
+    fn globals_in_one_function_leaves_the_locals_of_others_alone() {
+        // pyparsing's tests: `exec(..., globals(), locals())` in one test, a local `aba`
+        // beside the data string "aba" in another.
+        let src = "def t():\n    exec(code, globals(), locals())\n\
+                   def u():\n    aba = a + b\n    g = aba | abc\n    return g.parse('aba')\n";
+        let mut x = Exposure::new(src.as_bytes());
+        lexer::scan_python(src.as_bytes(), |e| x.event(e));
+        let e = x.finish();
+        assert!(e.by_code.contains("code"));
+        assert!(!e.by_code.contains("aba") && !e.by_code.contains("g"));
+        // Read, never bound in `u`: possibly a name `globals()` filled in.
+        for w in ["abc", "a", "b"] {
+            assert!(e.by_code.contains(w), "{w}");
+        }
+    }
+
+    #[test]
+    fn only_plain_bindings_make_locals_under_an_open_namespace() {
+        let open = "from m import *\ndef f(p):\n";
+        let body = [
+            // (line, bound, not bound)
+            ("    x, *rest = p\n", &["x", "rest"][..], &[][..]),
+            ("    total += p\n", &["total"], &[]),
+            ("    width: int = 3\n", &["width"], &["int"]),
+            ("    for i, (k, v) in p: pass\n", &["i", "k", "v"], &[]),
+            ("    q = [w for w in p]\n", &["q", "w"], &[]),
+            (
+                "    with p as fh, o as (aa, bb): pass\n",
+                &["fh"],
+                &["o", "aa", "bb"],
+            ),
+            ("    obj.attr = p\n", &[], &["obj"]),
+            ("    table[key] = p\n", &[], &["table", "key"]),
+            ("    if flag: other = p\n", &[], &["flag", "other"]),
+            ("    a = b = p\n", &["a"], &["b"]),
+            ("    left == right\n", &[], &["left", "right"]),
+            ("    lo <= hi\n", &[], &["lo", "hi"]),
+            ("    one = 1; two = 2\n", &["one"], &["two"]),
+            ("    call(kw=p)\n", &[], &["call"]),
+            ("    for it.x in p: pass\n", &[], &["it"]),
+        ];
+        for (line, bound, read) in body {
+            let src = format!("{open}{line}");
+            let e = exposed(&src);
+            for w in bound {
+                assert!(!e.contains(w), "{w} is bound in:\n{src}\n{e:?}");
+            }
+            for w in read {
+                assert!(e.contains(w), "{w} is not bound in:\n{src}\n{e:?}");
+            }
+        }
     }
 
     #[test]
