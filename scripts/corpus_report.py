@@ -57,6 +57,22 @@ def translate(args, direction, lines, path=None):
     return res[:-1]
 
 
+# pytest writes unprintable characters of parametrized ids as escapes (`\n` as a backslash
+# and an `n`): an escape is no part of the word after it, so ids are translated piece by piece.
+ID_ESCAPE = re.compile(r"(\\(?:[ntr0abfv\\'\"]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))")
+
+
+def translate_ids(args, ids):
+    """View test ids back to original names, escapes kept as they are."""
+    split = [ID_ESCAPE.split(i) for i in ids]
+    texts = [p for parts in split for p in parts[0::2]]
+    done = iter(translate(args, "original", texts))
+    out = []
+    for parts in split:
+        out.append("".join(p if k % 2 else next(done) for k, p in enumerate(parts)))
+    return out
+
+
 def walk(root):
     """Relative paths of visible files and directories, sorted."""
     files, dirs = [], []
@@ -311,7 +327,7 @@ def project(args):
     o = results_of(args.runner, res_dir, "original")
     v_raw = results_of(args.runner, res_dir, "view")
     vids = sorted(v_raw)
-    back = translate(args, "original", vids)
+    back = translate_ids(args, vids)
     v = {}
     for vid, oid in zip(vids, back):
         v[oid] = v_raw[vid] + (vid,)
