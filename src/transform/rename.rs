@@ -184,6 +184,18 @@ impl Renamer {
             .is_some_and(|other| self.is_code_ident(&other) && !self.is_frozen_run(&other))
     }
 
+    /// Whether `run` is one capitalised word (`Isbn`) whose lower case is a code name that
+    /// is not frozen: data made from the name with `.capitalize()` or `.title()` (Django's
+    /// error message `"... with this Isbn already exists."` from the field `isbn`).
+    fn is_capitalised_code_ident(&self, run: &str) -> bool {
+        let b = run.as_bytes();
+        if b.len() < 3 || !b[0].is_ascii_uppercase() || !b[1..].iter().all(u8::is_ascii_lowercase) {
+            return false;
+        }
+        let lower = run.to_ascii_lowercase();
+        self.is_code_ident(&lower) && !self.is_frozen_run(&lower)
+    }
+
     /// Whether a letter token of `run`, taken as a run of its own (as written or lowercase),
     /// is frozen: `"_Namespace__attrs"` names a mangled attribute of an outside class,
     /// `"TEST_ARG"` may be built at run time from the frozen `arg`.
@@ -381,6 +393,9 @@ impl Renamer {
                 // into a name (`"BYMONTH"` to the keyword `bymonth=`, an HTTP method to its
                 // handler), asked of the run and its image alike.
                 if self.is_other_case_of_code_ident(run) || self.is_other_case_of_code_ident(&img) {
+                    return Some(img);
+                }
+                if self.is_capitalised_code_ident(run) || self.is_capitalised_code_ident(&img) {
                     return Some(img);
                 }
                 // A code name between underscores (`_Markdown_`, emphasis in Markdown text
@@ -1138,6 +1153,33 @@ mod tests {
             swap_py(&r, "kwargs['LEDGER'.lower()] = x  # LEDGER\nm = 'SET'\n"),
             "kwargs['QUERY'.lower()] = x  # QUERY\nm = 'SET'\n"
         );
+    }
+
+    /// A two-letter fragment (`id` of Django's `"id_%s"`) starts names built at run time like
+    /// a longer one: `"id_user"` is the id made from the code name `user`.
+    #[test]
+    fn names_built_from_a_two_letter_fragment_follow_their_rest() {
+        let r = Renamer::new([("user", "otter")], ["id"], ["user"])
+            .unwrap()
+            .with_fragments(["id"]);
+        assert_eq!(swap_py(&r, "s = 'id_user'\n"), "s = 'id_otter'\n");
+        assert_eq!(swap_py(&r, "s = 'id_otter'\n"), "s = 'id_user'\n");
+        let without = Renamer::new([("user", "otter")], ["id"], ["user"]).unwrap();
+        assert_eq!(swap_py(&without, "s = 'id_user'\n"), "s = 'id_user'\n");
+    }
+
+    /// A capitalised word whose lower case is a code name follows it (Django's message
+    /// `"... with this Isbn already exists."` from the field `isbn`), both ways; a word whose
+    /// lower case is no code name (`Set`) stays.
+    #[test]
+    fn capitalised_data_follows_the_lower_case_name() {
+        let r = renamer();
+        let (o, v) = (
+            "e = ['Book with this Query already exists.', 'Set']\n",
+            "e = ['Book with this Ledger already exists.', 'Set']\n",
+        );
+        assert_eq!(swap_py(&r, o), v);
+        assert_eq!(swap_py(&r, v), o);
     }
 
     /// Lower-case data follows an upper-case name the code uses (Django reads

@@ -577,6 +577,26 @@ class Expr:
     );
 }
 
+/// A two-letter fixed part joined in a string (`"id_%s" % name`, Django's `auto_id`) is a
+/// fragment the renamer sees (frozen as `dynamic`), though no token: `"id_myfile"` in a test
+/// is the id made from the field `myfile` and follows it. An unjoined `"id_"` is not.
+#[test]
+fn two_letter_fixed_parts_are_fragments_for_the_renamer() {
+    let src: &[u8] = br#"
+def auto_id(name):
+    return "id_%s" % name
+
+def other(s):
+    return s.startswith("to_")
+"#;
+    let defined = set(&["auto_id", "name", "other"]);
+    let env = set(&["startswith"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(f.frozen_tokens.get("id"), Some(&FreezeReason::Dynamic));
+    assert_eq!(f.frozen_tokens.get("to"), None);
+}
+
 /// A whole string that ends code names (`"ParamType"`) makes the rest of each name
 /// (`String` of `StringParamType`) a name the code uses: click describes the class as
 /// `type(self).__name__.partition("ParamType")[0]`, and its tests hold `"String"`.

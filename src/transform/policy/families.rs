@@ -37,6 +37,18 @@ impl Fragment {
     pub fn tokens(&self) -> impl Iterator<Item = String> + '_ {
         all_tokens(&self.text).filter(|t| t.len() >= MIN_TOKEN_LEN)
     }
+
+    /// The fixed part when it is one word too short to be a token, joined in the string and
+    /// with its underscore on the run-time side (`id` of `"id_%s"`, `is` of `"is_%s"`).
+    pub fn short_word(&self) -> Option<String> {
+        let w = if self.prefix {
+            self.text.strip_suffix('_')?
+        } else {
+            self.text.strip_prefix('_')?
+        };
+        let short = (2..MIN_TOKEN_LEN).contains(&w.len());
+        (self.joined && short && w.bytes().all(|b| b.is_ascii_lowercase())).then(|| w.to_string())
+    }
 }
 
 /// The dynamic name fragments of a file (see [`Fragment`]).

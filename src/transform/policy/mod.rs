@@ -751,6 +751,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     for t in fragments.iter().flat_map(Fragment::tokens) {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
     }
+    // A two-letter fixed part (`"id_%s"`) is no token, but the renamer must still see the
+    // names it starts as built at run time (`Renamer::swap_around_fragment`).
+    for w in fragments.iter().filter_map(Fragment::short_word) {
+        f.frozen_tokens.entry(w).or_insert(FreezeReason::Dynamic);
+    }
     // Only a join seen in a string (`"visit_" + kind`, `f"get_{f}_display"`) makes names at
     // run time from data; a string that only shows an open underscore
     // (`name.endswith("_validator")`) compares whole names, which change alike with the
