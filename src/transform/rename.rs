@@ -523,6 +523,22 @@ impl Renamer {
         )
     }
 
+    /// A piece of a hyphen group that is not one name, decided as on its own except that a
+    /// capitalised word does not follow its lower-case code name there: the words of
+    /// `Report-Msgid-Bugs-To`, a gettext header, are capitalised by convention, not made from
+    /// a name with `.capitalize()` (polib writes the header from a catalog read from a
+    /// binary `.mo` file, which keeps it). Asked of the piece and of its image.
+    fn swap_group_piece(&self, p: &str, class: Class) -> Option<String> {
+        let new = self.swap_run(p, class)?;
+        let img = self.image(p);
+        let capitalised = self.is_capitalised_code_ident(p)
+            || img
+                .as_deref()
+                .is_some_and(|i| self.is_capitalised_code_ident(i));
+        let named = self.is_code_ident(p) || img.as_deref().is_some_and(|i| self.is_code_ident(i));
+        (named || !capitalised).then_some(new)
+    }
+
     /// Whether a hyphenated group is a header name kept with its data: a whole string
     /// literal that is data kept as written (`"last-translator"`, compared with a header
     /// lowercased; `policy::FreezeReason::Data`; inside a longer string, `"last-translator="`,
@@ -582,7 +598,10 @@ impl Renamer {
                     runs[i..j]
                         .iter()
                         .zip(&pieces)
-                        .map(|(x, p)| self.swap_run(p, x.class).unwrap_or_else(|| p.to_string()))
+                        .map(|(x, p)| {
+                            self.swap_group_piece(p, x.class)
+                                .unwrap_or_else(|| p.to_string())
+                        })
                         .collect()
                 });
                 // The bytes around the group are never part of a run, so the view shows the
@@ -1153,6 +1172,19 @@ mod tests {
             swap_py(&r, "kwargs['LEDGER'.lower()] = x  # LEDGER\nm = 'SET'\n"),
             "kwargs['QUERY'.lower()] = x  # QUERY\nm = 'SET'\n"
         );
+    }
+
+    /// In a hyphenated group that is no name, a capitalised word stays: a header's words are
+    /// capitalised by convention (`Report-Query-Bugs-To`), not made from names.
+    #[test]
+    fn capitalised_words_of_a_hyphenated_header_stay() {
+        let r = renamer();
+        let kept = "h = 'Report-Query-Bugs-To: x'\n";
+        assert_eq!(swap_py(&r, kept), kept);
+        let view = "h = 'Report-Ledger-Bugs-To: x'\n";
+        assert_eq!(swap_py(&r, view), view);
+        // Alone, it follows the name.
+        assert_eq!(swap_py(&r, "h = 'Query'\n"), "h = 'Ledger'\n");
     }
 
     /// A two-letter fragment (`id` of Django's `"id_%s"`) starts names built at run time like
