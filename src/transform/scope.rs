@@ -6,8 +6,10 @@
 //! as a parameter or keyword argument, not in an import or `global` statement, not in a
 //! string the program can read (a docstring is dropped, so it does not count, unless
 //! doctest runs its example lines), not in a function that hands its locals out
-//! (`locals()`, `vars()`), and not in a file whose module namespace takes names from
-//! elsewhere (a star import, `globals()`). Outside code could only reach such a name through
+//! (`locals()`, `vars()`), and, in a file whose module namespace takes names from elsewhere
+//! (a star import, `globals()`), only where its function binds it (`bind.rs`: a bound name
+//! is that function's local, which no module namespace holds; a name a function only reads
+//! may be one the namespace was given). Outside code could only reach such a name through
 //! an attribute, a parameter, a keyword or a string, and each of those exposes it; so
 //! renaming it everywhere, consistently, changes nothing outside code can observe. The policy
 //! unions this over every file to rename pure locals that share a name with outside code
