@@ -1847,6 +1847,59 @@ class MoreLexer(lexer.BaseLexer):
         }
     }
 
+    #[test]
+    fn unittest_methods_and_classes_sort_in_the_view_as_in_the_original() {
+        let words = [
+            "apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "kiwi",
+            "lemon", "mango", "nectar", "olive", "peach",
+        ];
+        let mut src = String::from("import unittest\n\n");
+        for (i, w) in words.iter().enumerate() {
+            if i % 7 == 0 {
+                src.push_str(&format!(
+                    "class {}Case(unittest.TestCase):\n",
+                    capitalise(w)
+                ));
+            }
+            src.push_str(&format!(
+                "    def test_{w}(self):\n        self.assertTrue(1)\n\n"
+            ));
+        }
+        let tree = tree_of(&[("tests/test_fruit.py", src.as_bytes())]);
+        let names: Vec<String> = words
+            .iter()
+            .map(|w| format!("test_{w}"))
+            .chain([0, 7].map(|i| format!("{}Case", capitalise(words[i]))))
+            .collect();
+        for seed in 1..=8 {
+            let b = build_with_env(
+                &tree,
+                &EnvScan::default(),
+                &level2(seed),
+                &Progress::hidden(),
+            );
+            let r = b.renamer().unwrap();
+            let view: Vec<String> = names
+                .iter()
+                .map(|n| String::from_utf8(r.swap_name(n.as_bytes()).into_owned()).unwrap())
+                .collect();
+            assert!(view.iter().zip(&names).all(|(v, n)| v != n), "{view:?}");
+            let (tests, classes) = view.split_at(words.len());
+            assert!(
+                tests.windows(2).all(|p| p[0] < p[1]),
+                "seed {seed}: {tests:?}"
+            );
+            assert!(classes[0] < classes[1], "seed {seed}: {classes:?}");
+        }
+    }
+
+    fn capitalise(w: &str) -> String {
+        let mut c = w.chars();
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect())
+            .unwrap_or_default()
+    }
+
     fn tree_of(files: &[(&str, &[u8])]) -> Tree {
         let mut dirs: Vec<PathBuf> = files
             .iter()

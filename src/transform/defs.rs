@@ -40,7 +40,7 @@ pub fn defined_names(src: &[u8]) -> HashSet<&str> {
 pub struct FileDefs<'a> {
     /// `defined_names`.
     pub defined: HashSet<&'a str>,
-    /// `listed::listed_together`.
+    /// `listed::listed_together`, and the groups of `listed::TestOrder`.
     pub listed: Vec<Vec<&'a str>>,
     /// Names given a bare annotation at the start of a statement (`module_base: Path`, with
     /// or without a value): the fields of dataclasses, attrs classes and typed named tuples,
@@ -53,6 +53,7 @@ pub struct FileDefs<'a> {
 pub fn file_defs(src: &[u8]) -> FileDefs<'_> {
     let mut defs = FileDefs::default();
     let mut code = Vec::new();
+    let mut tests = super::listed::TestOrder::default();
     logical_lines(src, true, |line| {
         super::listed::groups_in_line(line, src, &mut defs.listed);
         // Definitions are read from code tokens alone, as `defined_names` sees them.
@@ -67,8 +68,10 @@ pub fn file_defs(src: &[u8]) -> FileDefs<'_> {
                 defs.annotated.insert(*name);
             }
         }
+        tests.line(&code);
         statement(&code, src, &mut defs.defined);
     });
+    tests.finish(&mut defs.listed);
     defs
 }
 

@@ -9,7 +9,11 @@
 //!
 //! - the items of a list, tuple or set display that are all whole string literals;
 //! - the string keys of a dict display;
-//! - the keyword names of one call (`dict(foo=1, hello=2)`).
+//! - the keyword names of one call (`dict(foo=1, hello=2)`);
+//! - the `test*` functions and methods of a module, and its classes when it has such tests:
+//!   `unittest` runs a module's `TestCase` classes in the order of `dir(module)` and each
+//!   class's test methods in the order of their names, so a suite whose tests leak state
+//!   into the ones after them (a cache, a registry) needs that order kept (`TestOrder`).
 //!
 //! Found lexically (`defs::logical_lines`), like the definitions: a group the lexer misreads
 //! only adds or drops an order constraint, never changes what a name maps to.
@@ -19,7 +23,12 @@ use super::defs::{closing, is_assign_eq, logical_lines, split_top, T};
 /// Groups of two names or more listed together in `src`, each in source order.
 pub fn listed_together(src: &[u8]) -> Vec<Vec<&str>> {
     let mut out = Vec::new();
-    logical_lines(src, true, |line| groups_in_line(line, src, &mut out));
+    let mut tests = TestOrder::default();
+    logical_lines(src, true, |line| {
+        groups_in_line(line, src, &mut out);
+        tests.line(line);
+    });
+    tests.finish(&mut out);
     out
 }
 
@@ -61,6 +70,46 @@ pub(super) fn groups_in_line<'a>(line: &[T<'a>], src: &[u8], out: &mut Vec<Vec<&
     }
 }
 
+/// The run order `unittest` gives a module's tests: it sorts the names of test methods (the
+/// default prefix `test`) and of the classes it finds in the module. One group holds every
+/// `def test*` of the file (methods of all its classes together: a wider group than
+/// `unittest` sorts, which only adds constraints), the other every class of a file that has
+/// such tests.
+#[derive(Debug, Default)]
+pub(super) struct TestOrder<'a> {
+    tests: Vec<&'a str>,
+    classes: Vec<&'a str>,
+}
+
+impl<'a> TestOrder<'a> {
+    /// Read one logical line of code tokens (strings left out).
+    pub(super) fn line(&mut self, code: &[T<'a>]) {
+        let code = match code {
+            [T::Word("async"), rest @ ..] => rest,
+            _ => code,
+        };
+        match code {
+            [T::Word("def"), T::Word(name), ..] if name.starts_with("test") => {
+                self.tests.push(name)
+            }
+            [T::Word("class"), T::Word(name), ..] => self.classes.push(name),
+            _ => {}
+        }
+    }
+
+    /// The groups of the file read, each of two names or more.
+    pub(super) fn finish(self, out: &mut Vec<Vec<&'a str>>) {
+        if self.tests.is_empty() {
+            return;
+        }
+        for g in [self.tests, self.classes] {
+            if g.len() >= 2 {
+                out.push(g);
+            }
+        }
+    }
+}
+
 /// The names of a call's keyword arguments, if it has two or more; positional arguments and
 /// `**kwargs` around them are skipped.
 fn keyword_names<'a>(items: &[&[T<'a>]], src: &[u8]) -> Option<Vec<&'a str>> {
@@ -95,6 +144,37 @@ mod tests {
                 vec!["foo", "hello"]
             ]
         );
+    }
+
+    fn test_order(src: &[u8]) -> Vec<Vec<&str>> {
+        let mut order = TestOrder::default();
+        logical_lines(src, false, |line| order.line(line));
+        let mut out = Vec::new();
+        order.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn test_methods_and_the_classes_beside_them_are_groups() {
+        let src = b"class TestZeta(unittest.TestCase):\n    def test_b(self): pass\n\
+                    \n    async def test_a(self):\n        def test_inner(): pass\n\
+                    class Helper:\n    def setUp(self): pass\n    def helper(self): pass\n";
+        assert_eq!(
+            test_order(src),
+            vec![
+                vec!["test_b", "test_a", "test_inner"],
+                vec!["TestZeta", "Helper"]
+            ]
+        );
+    }
+
+    #[test]
+    fn a_module_without_tests_gives_no_group() {
+        let src = b"class B:\n    def run(self): pass\nclass A:\n    pass\ndef check(): pass\n";
+        assert!(test_order(src).is_empty());
+        // One test alone: nothing to order among tests, but the classes still are.
+        let one = b"def test_only(): pass\nclass B: pass\nclass A: pass\n";
+        assert_eq!(test_order(one), vec![vec!["B", "A"]]);
     }
 
     #[test]
