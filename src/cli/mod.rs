@@ -16,7 +16,7 @@ pub mod views;
 use std::path::{Path, PathBuf};
 
 use crate::bundle::{self, BuildOptions, Bundle, Tree, Wanted};
-use crate::transform::layout::{LayoutState, LayoutStore};
+use crate::transform::layout::LayoutStore;
 use crate::transform::Composite;
 
 /// An error a subcommand reports to the user; the message says what to do.
@@ -357,9 +357,7 @@ pub fn transform_of(b: &Bundle, state: Option<&Path>) -> Result<Composite, CliEr
     };
     let l3 = if b.levels.contains(&3) {
         let saved = state
-            .map(|s| s.join(crate::fs::TRANSFORM_STATE_FILE))
-            .and_then(|p| std::fs::read(p).ok())
-            .and_then(|bytes| serde_json::from_slice::<LayoutState>(&bytes).ok())
+            .and_then(crate::fs::saved_state::load)
             .filter(|st| st.seed == b.seed);
         let blobs = state.map(|s| s.join(crate::fs::TRANSFORM_BLOBS_DIR));
         let blob = |name: &str| {

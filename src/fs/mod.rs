@@ -54,6 +54,7 @@ mod raw;
 mod rename;
 pub mod rendered;
 mod routing;
+pub mod saved_state;
 #[doc(hidden)]
 pub mod testing;
 pub mod watch;
@@ -407,23 +408,19 @@ impl State {
 }
 
 /// The view of one original tree.
-/// File in the state directory holding the transform's state.
-pub const TRANSFORM_STATE_FILE: &str = "layouts.json";
-/// Directory in the state directory holding the blobs the transform's state refers to
-/// (Level 3's bases, one file per digest; `Transform::state_blobs`).
-pub const TRANSFORM_BLOBS_DIR: &str = "layout-bases";
+pub use saved_state::{TRANSFORM_BLOBS_DIR, TRANSFORM_STATE_FILE};
 
 pub struct ViewFs {
     root: PathBuf,
     /// The original root and the mountpoint, for absolute symlink targets.
     roots: links::Roots,
     scratch: PathBuf,
-    /// Where the transform's own state (Level 3 layouts) is saved after each write-back, so a
-    /// remount with the same state directory reads back exactly what was written.
-    transform_state: PathBuf,
-    /// The digest of what was last saved there, and how durably (see
-    /// `persist_transform_state`).
-    saved_state: Mutex<Option<([u8; 32], Durability)>>,
+    /// The state directory, where the transform's own state (Level 3 layouts) is saved after
+    /// each write-back (`saved_state`), so a remount with the same state directory reads back
+    /// exactly what was written.
+    state_dir: PathBuf,
+    /// Where the saves stand (`saved_state::Saver`).
+    saved_state: Mutex<saved_state::Saver>,
     /// The state's blobs known to be saved (written by this daemon or found on disk).
     saved_blobs: Mutex<HashSet<String>>,
     /// The stamp each original file had after the daemon last wrote it: the watcher's event
@@ -533,8 +530,8 @@ impl ViewFs {
                 view: options.mountpoint.clone(),
             },
             root,
-            transform_state: state.join(TRANSFORM_STATE_FILE),
-            saved_state: Mutex::new(None),
+            state_dir: state.to_path_buf(),
+            saved_state: Mutex::new(saved_state::Saver::default()),
             saved_blobs: Mutex::new(HashSet::new()),
             own_writes: Mutex::new(HashMap::new()),
             scratch,

@@ -1861,7 +1861,8 @@ fn writes_to_a_binary_file_go_in_place_and_text_ones_do_not() {
 /// (`rendered.rs`): the same bytes as a fresh transform, without transforming, except for a
 /// file whose original changed since, or whose layout a write left (remembered).
 /// The Level 3 state is saved after a write-back that changed it, and not written again by
-/// one that left it as it was (every write of a data file, a file written back unchanged).
+/// one that left it as it was (every write of a data file, a file written back unchanged);
+/// after the daemon's first save, a change is a line of the journal, not a new snapshot.
 #[test]
 fn the_transform_state_is_saved_when_it_changes_and_only_then() {
     use crate::transform::{layout::LayoutStore, Composite};
@@ -1871,6 +1872,7 @@ fn the_transform_state_is_saved_when_it_changes_and_only_then() {
     let state = dir.path().join("state");
     let src = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n";
     write(&orig.join("a.py"), src);
+    write(&orig.join("b.py"), src);
     write(&orig.join("notes.txt"), b"plain\n");
     let t = Composite {
         l2: None,
@@ -1878,8 +1880,18 @@ fn the_transform_state_is_saved_when_it_changes_and_only_then() {
     };
     let fs = ViewFs::new(&orig, &state, Arc::new(t), Options::default()).unwrap();
     fs.set_watched();
-    let saved = state.join(TRANSFORM_STATE_FILE);
-    let stamp = || fs::metadata(&saved).map(|m| (m.ino(), m.mtime_nsec())).ok();
+    let snapshot = state.join(TRANSFORM_STATE_FILE);
+    let stamp = || {
+        fs::metadata(&snapshot)
+            .map(|m| (m.ino(), m.mtime_nsec()))
+            .ok()
+    };
+    let saved = || saved_state::load(&state).expect("a state is saved");
+    let journal = || {
+        fs::read(saved_state::journal_path(&state, saved().journal))
+            .map(|b| b.split(|&c| c == b'\n').filter(|l| !l.is_empty()).count())
+            .unwrap_or(0)
+    };
     let a = fs.lookup_path(Path::new("a.py")).unwrap().ino;
     let view = fs.read_ino(a, 0, 4096).unwrap();
     // The functions swapped in the view: a layout the store remembers, saved.
@@ -1888,23 +1900,25 @@ fn the_transform_state_is_saved_when_it_changes_and_only_then() {
     assert!(moved.len() == view.len());
     fs.write_ino(a, 0, &moved).unwrap();
     let first = stamp().expect("a changed layout is saved");
-    assert_eq!(
-        fs::read(&saved).unwrap(),
-        fs.transform.save_state().unwrap()
-    );
-    // A data file's write, and a.py written back as the view now shows it: saved as before.
+    assert_eq!(saved().files, fs.transform.save_state().unwrap().files);
+    assert_eq!(saved().files.len(), 1);
+    // A data file's write, and a.py written back as the view now shows it: nothing saved.
     let n = fs.lookup_path(Path::new("notes.txt")).unwrap().ino;
     fs.write_ino(n, 0, b"PLAIN").unwrap();
     let now = fs.read_ino(a, 0, 4096).unwrap();
     fs.write_ino(a, 0, &now).unwrap();
     assert_eq!(stamp(), Some(first), "an unchanged state was written again");
-    // Another layout: saved again.
+    assert_eq!(journal(), 0, "an unchanged state was journaled");
+    // Another layout, and another file's: lines of the journal, the snapshot left alone.
     fs.write_ino(a, 0, &view).unwrap();
-    assert_ne!(stamp(), Some(first));
-    assert_eq!(
-        fs::read(&saved).unwrap(),
-        fs.transform.save_state().unwrap()
-    );
+    let b = fs.lookup_path(Path::new("b.py")).unwrap().ino;
+    let b_view = fs.read_ino(b, 0, 4096).unwrap();
+    let (one, two) = b_view.split_at(b_view.len() / 2);
+    fs.write_ino(b, 0, &[two, one].concat()).unwrap();
+    assert_eq!(stamp(), Some(first), "a change rewrote the snapshot");
+    assert_eq!(journal(), 2);
+    assert_eq!(saved().files, fs.transform.save_state().unwrap().files);
+    assert_eq!(saved().files.len(), 2);
 }
 
 #[test]
@@ -1974,10 +1988,9 @@ fn views_rendered_by_an_earlier_mount_are_served_again() {
     // The second view, same bundle: a.py and notes.txt come from the stored views.
     let t = transform();
     let t = Composite {
-        l3: Some(LayoutStore::from_state(
-            serde_json::from_slice(&state_after.unwrap()).unwrap(),
-            &|n| fs::read(state.join(TRANSFORM_BLOBS_DIR).join(n)).ok(),
-        )),
+        l3: Some(LayoutStore::from_state(state_after.unwrap(), &|n| {
+            fs::read(state.join(TRANSFORM_BLOBS_DIR).join(n)).ok()
+        })),
         ..t
     };
     let second = ViewFs::new(
@@ -2323,9 +2336,7 @@ impl ThreeFunctions {
 
     fn load(&self) -> ViewFs {
         use crate::transform::{layout::LayoutStore, Composite};
-        let saved = fs::read(self.state.join(TRANSFORM_STATE_FILE))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok());
+        let saved = saved_state::load(&self.state);
         let blobs = self.state.join(TRANSFORM_BLOBS_DIR);
         let l3 = match saved {
             Some(st) => LayoutStore::from_state(st, &|n| fs::read(blobs.join(n)).ok()),

@@ -4,52 +4,67 @@
 //! file removed and created again is written back as an edit of what it was.
 
 use super::*;
+use crate::transform::layout::StateChange;
 
 impl ViewFs {
-    /// Save the transform's state next to the scratch tree (atomically; a failure is logged,
-    /// never fatal: the original is already written).
-    /// The same state saved before, as durably, is not written again: most write-backs (every
-    /// write of a data file) leave the layouts as they were.
+    /// Save what changed in the transform's state since the last save (`saved_state`: a
+    /// line appended to the journal, or a whole snapshot when one is due). A failure is
+    /// logged, never fatal: the original is already written. Most write-backs (every write
+    /// of a data file, a file written back as it was) change nothing and write nothing.
     pub(super) fn persist_transform_state(&self, durability: Durability) {
-        let Some(bytes) = self.transform.save_state() else {
+        // One lock around draining the changes and saving them: lines reach the journal in
+        // the order the store made the changes.
+        let mut saver = self.saved_state.lock();
+        let Some(changes) = self.transform.state_changes() else {
             return;
         };
-        let digest = rendered::digest(&bytes);
-        let mut saved = self.saved_state.lock();
+        let blobs: Vec<String> = if saver.snapshot_due() {
+            self.transform.state_blobs()
+        } else {
+            changes
+                .iter()
+                .filter_map(|c| match c {
+                    StateChange::Set(f) => f.base_blob.clone(),
+                    StateChange::Gone(_) => None,
+                })
+                .collect()
+        };
         // The blobs the state refers to are saved first, so a state on disk never names a
         // blob that is not there (a kill between the two leaves an unused blob at worst).
         // Each is written once: a blob never changes under its digest.
-        if let Some(dir) = self.transform_state.parent() {
-            let dir = dir.join(TRANSFORM_BLOBS_DIR);
-            let mut known = self.saved_blobs.lock();
-            for name in self.transform.state_blobs() {
-                if known.contains(&name) {
+        let dir = self.state_dir.join(TRANSFORM_BLOBS_DIR);
+        let mut known = self.saved_blobs.lock();
+        for name in blobs {
+            if known.contains(&name) {
+                continue;
+            }
+            let path = dir.join(&name);
+            if !path.exists() {
+                let Some(bytes) = self.transform.state_blob(&name) else {
                     continue;
+                };
+                let written = fs::create_dir_all(&dir)
+                    .and_then(|()| write_atomic(&path, &bytes, 0o600, None, durability));
+                if let Err(e) = written {
+                    tracing::warn!("saving {}: {e}", path.display());
+                    // The drained changes are in the next snapshot.
+                    saver.fail();
+                    return;
                 }
-                let path = dir.join(&name);
-                if !path.exists() {
-                    let Some(bytes) = self.transform.state_blob(&name) else {
-                        continue;
-                    };
-                    let written = fs::create_dir_all(&dir)
-                        .and_then(|()| write_atomic(&path, &bytes, 0o600, None, durability));
-                    if let Err(e) = written {
-                        tracing::warn!("saving {}: {e}", path.display());
-                        return;
-                    }
-                }
-                known.insert(name);
             }
+            known.insert(name);
         }
-        if let Some((last, how)) = saved.as_ref() {
-            if *last == digest && (durability == Durability::KillSafe || *how == Durability::Synced)
-            {
-                return;
+        drop(known);
+        let saved = if saver.snapshot_due() {
+            match self.transform.save_state() {
+                Some(state) => saver.write_snapshot(&self.state_dir, state, durability),
+                None => Ok(()),
             }
-        }
-        match write_atomic(&self.transform_state, &bytes, 0o600, None, durability) {
-            Ok(()) => *saved = Some((digest, durability)),
-            Err(e) => tracing::warn!("saving {}: {e}", self.transform_state.display()),
+        } else {
+            saver.append(&self.state_dir, &changes, durability)
+        };
+        if let Err(e) = saved {
+            tracing::warn!("saving the layouts in {}: {e}", self.state_dir.display());
         }
     }
 

@@ -245,6 +245,42 @@ pub struct BaseFile {
 pub struct LayoutState {
     pub seed: u64,
     pub files: Vec<FileLayout>,
+    /// The generation of the journal of changes made after this snapshot (`fs::saved_state`);
+    /// a journal of another generation is older than the snapshot and is not replayed.
+    #[serde(default)]
+    pub journal: u64,
+}
+
+/// One change of the saved state, as a journal holds it: what is saved for a path now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StateChange {
+    /// The path's remembered layout is this.
+    Set(FileLayout),
+    /// Nothing is remembered for the path any more (removed, moved away, planned afresh).
+    Gone(Vec<u8>),
+}
+
+impl LayoutState {
+    /// The state after `changes`, applied in order (a journal replayed onto its snapshot).
+    /// Files stay sorted by path, as `LayoutStore::state` gives them.
+    pub fn apply(&mut self, changes: impl IntoIterator<Item = StateChange>) {
+        let mut files: BTreeMap<Vec<u8>, FileLayout> = std::mem::take(&mut self.files)
+            .into_iter()
+            .map(|f| (f.path.clone(), f))
+            .collect();
+        for c in changes {
+            match c {
+                StateChange::Set(f) => {
+                    files.insert(f.path.clone(), f);
+                }
+                StateChange::Gone(p) => {
+                    files.remove(&p);
+                }
+            }
+        }
+        self.files = files.into_values().collect();
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -287,7 +323,51 @@ pub struct LayoutStore {
     /// Names whose definitions keep their relative order (`reorder::seeded_order`); from
     /// the bundle, so not part of the saved state.
     ordered: BTreeSet<String>,
-    files: Mutex<BTreeMap<Vec<u8>, Entry>>,
+    files: Mutex<Files>,
+}
+
+/// The remembered entries, and the paths whose saved form changed since `changes` was last
+/// asked (under one lock, so a change is never missed between the two).
+#[derive(Debug, Default)]
+struct Files {
+    map: BTreeMap<Vec<u8>, Entry>,
+    changed: BTreeSet<Vec<u8>>,
+}
+
+impl Files {
+    fn get(&self, path: &[u8]) -> Option<&Entry> {
+        self.map.get(path)
+    }
+
+    /// Set the entry of `path`, noting the path when what is saved for it changes.
+    fn put(&mut self, path: Vec<u8>, e: Entry) {
+        let before = self.map.get(&path).and_then(|old| saved_form(&path, old));
+        if before != saved_form(&path, &e) {
+            self.changed.insert(path.clone());
+        }
+        self.map.insert(path, e);
+    }
+
+    fn take(&mut self, path: &[u8]) -> Option<Entry> {
+        let e = self.map.remove(path)?;
+        if !e.planned {
+            self.changed.insert(path.to_vec());
+        }
+        Some(e)
+    }
+}
+
+/// What the saved state holds for an entry: nothing for a planned layout (a fresh plan gives
+/// it again).
+fn saved_form(path: &[u8], e: &Entry) -> Option<FileLayout> {
+    (!e.planned).then(|| FileLayout {
+        path: path.to_vec(),
+        hash: e.hash.clone(),
+        layout: e.layout.clone(),
+        base: None,
+        base_blob: e.base.as_ref().map(|b| b.sha.clone()),
+        base_layout: e.base.as_ref().map(|b| b.file.layout.clone()),
+    })
 }
 
 impl LayoutStore {
@@ -295,7 +375,7 @@ impl LayoutStore {
         LayoutStore {
             seed,
             ordered: BTreeSet::new(),
-            files: Mutex::new(BTreeMap::new()),
+            files: Mutex::new(Files::default()),
         }
     }
 
@@ -351,7 +431,10 @@ impl LayoutStore {
         LayoutStore {
             seed: state.seed,
             ordered: BTreeSet::new(),
-            files: Mutex::new(files),
+            files: Mutex::new(Files {
+                map: files,
+                changed: BTreeSet::new(),
+            }),
         }
     }
 
@@ -360,21 +443,31 @@ impl LayoutStore {
         let files = self
             .files
             .lock()
+            .map
             .iter()
-            .filter(|(_, e)| !e.planned)
-            .map(|(p, e)| FileLayout {
-                path: p.clone(),
-                hash: e.hash.clone(),
-                layout: e.layout.clone(),
-                base: None,
-                base_blob: e.base.as_ref().map(|b| b.sha.clone()),
-                base_layout: e.base.as_ref().map(|b| b.file.layout.clone()),
-            })
+            .filter_map(|(p, e)| saved_form(p, e))
             .collect();
         LayoutState {
             seed: self.seed,
             files,
+            journal: 0,
         }
+    }
+
+    /// What changed in `state()` since the last call, in path order: replayed onto the
+    /// state of that call (`LayoutState::apply`), they give `state()` now.
+    pub fn changes(&self) -> Vec<StateChange> {
+        let mut files = self.files.lock();
+        let changed = std::mem::take(&mut files.changed);
+        changed
+            .into_iter()
+            .map(
+                |p| match files.map.get(&p).and_then(|e| saved_form(&p, e)) {
+                    Some(f) => StateChange::Set(f),
+                    None => StateChange::Gone(p),
+                },
+            )
+            .collect()
     }
 
     /// The layout `original` is shown with: the remembered one when it was made for exactly
@@ -396,7 +489,7 @@ impl LayoutStore {
                 return e.layout.clone();
             }
         }
-        files.insert(
+        files.put(
             path.to_vec(),
             Entry {
                 hash,
@@ -452,7 +545,7 @@ impl LayoutStore {
         };
         let (original, layout) = inverse(&anchor.file.original, &anchor.file.layout, view);
         let pristine = original == anchor.file.original && layout == anchor.file.layout;
-        self.files.lock().insert(
+        self.files.lock().put(
             path.to_vec(),
             Entry {
                 hash: digest(&original),
@@ -471,6 +564,7 @@ impl LayoutStore {
     pub fn base_blobs(&self) -> Vec<String> {
         self.files
             .lock()
+            .map
             .values()
             .filter(|e| !e.planned)
             .filter_map(|e| e.base.as_ref().map(|b| b.sha.clone()))
@@ -481,6 +575,7 @@ impl LayoutStore {
     pub fn base_blob(&self, sha: &str) -> Option<Vec<u8>> {
         self.files
             .lock()
+            .map
             .values()
             .find_map(|e| e.base.as_ref().filter(|b| b.sha == sha))
             .map(|b| b.file.original.clone())
@@ -488,7 +583,7 @@ impl LayoutStore {
 
     /// Whether any write or rename left a layout (the saved state is not empty).
     pub fn remembers_any(&self) -> bool {
-        self.files.lock().values().any(|e| !e.planned)
+        self.files.lock().map.values().any(|e| !e.planned)
     }
 
     /// Whether a write or a rename left a layout for `path` (one a fresh plan need not give).
@@ -498,7 +593,7 @@ impl LayoutStore {
 
     /// The file is gone from the original.
     pub fn forget(&self, path: &[u8]) {
-        self.files.lock().remove(path);
+        self.files.lock().take(path);
     }
 
     /// A file or directory moved in the original: the remembered layouts and bases of the
@@ -509,17 +604,18 @@ impl LayoutStore {
         let mut prefix = from.to_vec();
         prefix.push(b'/');
         let moved: Vec<Vec<u8>> = files
+            .map
             .keys()
             .filter(|k| k.as_slice() == from || k.starts_with(&prefix))
             .cloned()
             .collect();
         for k in moved {
-            if let Some(mut e) = files.remove(&k) {
+            if let Some(mut e) = files.take(&k) {
                 // The old path seeded this layout; the new path would plan another one.
                 e.planned = false;
                 let mut nk = to.to_vec();
                 nk.extend_from_slice(&k[from.len()..]);
-                files.insert(nk, e);
+                files.put(nk, e);
             }
         }
     }
@@ -700,5 +796,43 @@ mod tests {
         let back = LayoutStore::from_state(st, &|n| store.base_blob(n));
         assert_eq!(back.to_view(b"a.py", &orig), store.to_view(b"a.py", &orig));
         assert_eq!(back.to_view(b"c.py", b), store.to_view(b"c.py", b));
+    }
+
+    /// The journal's contract: after any sequence of writes, replans, renames and removals,
+    /// the changes drained so far, replayed in order onto the first state, give `state()`;
+    /// and a step that leaves the saved state as it was drains nothing.
+    #[test]
+    fn changes_replayed_onto_the_last_state_give_the_state() {
+        let src = |n: u8| -> Vec<u8> {
+            format!("def a{n}():\n    pass\n\n\ndef b{n}():\n    pass\n\n\ndef c{n}():\n    pass\n")
+                .into_bytes()
+        };
+        let store = LayoutStore::new(9);
+        let mut replayed = store.state();
+        let mut check = |store: &LayoutStore, what: &str| {
+            replayed.apply(store.changes());
+            assert_eq!(replayed.files, store.state().files, "after {what}");
+        };
+        let (a, b) = (src(1), src(2));
+        let va = store.to_view(b"p/a.py", &a);
+        store.to_view(b"p/b.py", &b);
+        check(&store, "plans");
+        let edited = [&va[..], b"\n\ndef d():\n    return 4\n"].concat();
+        let a2 = store.to_original(b"p/a.py", &edited, Some(&a));
+        check(&store, "an edit");
+        // Written back as it now shows: nothing to save.
+        store.to_original(b"p/a.py", &edited, Some(&a2));
+        assert!(
+            store.changes().is_empty(),
+            "an unchanged write-back drained a change"
+        );
+        store.rename(b"p", b"q");
+        check(&store, "a directory moved");
+        // The original changed behind the store's back: a fresh plan, no longer saved.
+        store.to_view(b"q/a.py", &src(3));
+        check(&store, "a replan");
+        store.forget(b"q/b.py");
+        check(&store, "a removal");
+        assert!(store.changes().is_empty());
     }
 }

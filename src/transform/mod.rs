@@ -65,8 +65,13 @@ pub trait Transform: Send + Sync + 'static {
         view: &[u8],
         base_original: Option<&[u8]>,
     ) -> Vec<u8>;
-    /// State to keep across mounts (Level 3 layouts), serialized; `None` when stateless.
-    fn save_state(&self) -> Option<Vec<u8>> {
+    /// State to keep across mounts (Level 3 layouts); `None` when stateless.
+    fn save_state(&self) -> Option<layout::LayoutState> {
+        None
+    }
+    /// What changed in `save_state` since this was last asked (`LayoutStore::changes`);
+    /// `None` when stateless.
+    fn state_changes(&self) -> Option<Vec<layout::StateChange>> {
         None
     }
     /// Names (digests) of the blobs the saved state refers to, which are saved apart from it
@@ -268,9 +273,12 @@ impl Transform for Composite {
             .is_some_and(|s| s.remembers(orig_rel.as_os_str().as_encoded_bytes()))
     }
 
-    fn save_state(&self) -> Option<Vec<u8>> {
-        let store = self.l3.as_ref()?;
-        serde_json::to_vec(&store.state()).ok()
+    fn save_state(&self) -> Option<layout::LayoutState> {
+        Some(self.l3.as_ref()?.state())
+    }
+
+    fn state_changes(&self) -> Option<Vec<layout::StateChange>> {
+        Some(self.l3.as_ref()?.changes())
     }
 
     fn state_blobs(&self) -> Vec<String> {

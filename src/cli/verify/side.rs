@@ -56,23 +56,9 @@ impl View {
         };
         views::pin(&state, bundle, &info)?;
         if let Some(from) = layouts_from {
-            let src = from.join(crate::fs::TRANSFORM_STATE_FILE);
-            if src.exists() {
-                std::fs::copy(&src, state.join(crate::fs::TRANSFORM_STATE_FILE))
-                    .map_err(|e| CliError::io(format!("copying {}", src.display()), e))?;
-            }
-            // The bases the layouts refer to.
-            let blobs = from.join(crate::fs::TRANSFORM_BLOBS_DIR);
-            if let Ok(rd) = std::fs::read_dir(&blobs) {
-                let to = state.join(crate::fs::TRANSFORM_BLOBS_DIR);
-                std::fs::create_dir_all(&to)
-                    .map_err(|e| CliError::io(format!("creating {}", to.display()), e))?;
-                for e in rd.flatten() {
-                    std::fs::copy(e.path(), to.join(e.file_name())).map_err(|err| {
-                        CliError::io(format!("copying {}", e.path().display()), err)
-                    })?;
-                }
-            }
+            crate::fs::saved_state::copy(from, &state).map_err(|e| {
+                CliError::io(format!("copying the layouts of {}", from.display()), e)
+            })?;
         }
         let root = work.join("root");
         let mut cmd = Command::new(exe);
