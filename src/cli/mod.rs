@@ -350,6 +350,29 @@ pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle
 /// The transform of a bundle. With a state directory, Level 3 layouts saved by a mount are
 /// taken up again, so the view reads back exactly what was written through it.
 pub fn transform_of(b: &Bundle, state: Option<&Path>) -> Result<Composite, CliError> {
+    transform_sharing(b, state, None)
+}
+
+/// The live transform of a mount (with the state directory's layouts) and a fresh one (for
+/// rendering the original's `HEAD` into the view's `.git`), sharing their fresh Level 3
+/// plans (`layout::PlanCache`): the live one's first write-back of a file the fresh one
+/// rendered then plans nothing again.
+pub fn live_and_fresh_transforms(
+    b: &Bundle,
+    state: &Path,
+) -> Result<(Composite, Composite), CliError> {
+    let plans = crate::transform::layout::PlanCache::default();
+    Ok((
+        transform_sharing(b, Some(state), Some(plans.clone()))?,
+        transform_sharing(b, None, Some(plans))?,
+    ))
+}
+
+fn transform_sharing(
+    b: &Bundle,
+    state: Option<&Path>,
+    plans: Option<crate::transform::layout::PlanCache>,
+) -> Result<Composite, CliError> {
     let l2 = if b.levels.contains(&2) {
         Some(b.renamer()?)
     } else {
@@ -365,13 +388,17 @@ pub fn transform_of(b: &Bundle, state: Option<&Path>) -> Result<Composite, CliEr
                 .as_ref()
                 .and_then(|d| std::fs::read(d.join(name)).ok())
         };
-        Some(
-            match saved {
+        Some({
+            let store = match saved {
                 Some(st) => LayoutStore::from_state(st, &blob),
                 None => LayoutStore::new(b.seed),
             }
-            .keeping_order_of(b.ordered.clone()),
-        )
+            .keeping_order_of(b.ordered.clone());
+            match plans {
+                Some(p) => store.sharing_plans(p),
+                None => store,
+            }
+        })
     } else {
         None
     };

@@ -313,10 +313,8 @@ fn transforms_for(args: &MountArgs, p: &Plan) -> Result<Transforms, CliError> {
         return Ok((t.clone(), t));
     }
     let b = view_bundle(args, p)?;
-    Ok((
-        std::sync::Arc::new(super::transform_of(&b, Some(&p.state))?),
-        std::sync::Arc::new(super::transform_of(&b, None)?),
-    ))
+    let (live, fresh) = super::live_and_fresh_transforms(&b, &p.state)?;
+    Ok((std::sync::Arc::new(live), std::sync::Arc::new(fresh)))
 }
 
 /// The work that builds the view's `.git` on the background thread, when the state

@@ -324,7 +324,17 @@ pub struct LayoutStore {
     /// the bundle, so not part of the saved state.
     ordered: BTreeSet<String>,
     files: Mutex<Files>,
+    /// Fresh plans, shared with other stores of the same seed and `ordered` (`sharing_plans`).
+    plans: Option<PlanCache>,
 }
+
+/// Fresh plans by path: the digest of the original each was made for, and the layout.
+/// `plan` is a function of the path, the bytes, the seed and `ordered` alone, so stores that
+/// agree on the last two may share what they planned: the mount renders the original's
+/// `HEAD` for the view's `.git` through a store of its own (so as not to disturb the live
+/// store's remembered layouts), and the live store's first write-back of each of those files
+/// would otherwise plan it again (two parses of the file).
+pub type PlanCache = std::sync::Arc<Mutex<std::collections::HashMap<Vec<u8>, (String, Layout)>>>;
 
 /// The remembered entries, and the paths whose saved form changed since `changes` was last
 /// asked (under one lock, so a change is never missed between the two).
@@ -376,6 +386,7 @@ impl LayoutStore {
             seed,
             ordered: BTreeSet::new(),
             files: Mutex::new(Files::default()),
+            plans: None,
         }
     }
 
@@ -389,6 +400,31 @@ impl LayoutStore {
     pub fn keeping_order_of(mut self, ordered: BTreeSet<String>) -> LayoutStore {
         self.ordered = ordered;
         self
+    }
+
+    /// The store, taking fresh plans from `cache` and adding its own to it; every store
+    /// sharing one cache must have the same seed and `ordered` (see `PlanCache`).
+    pub fn sharing_plans(mut self, cache: PlanCache) -> LayoutStore {
+        self.plans = Some(cache);
+        self
+    }
+
+    /// `plan` of `original` (whose digest is `hash`), from the shared cache when it has it.
+    fn plan_of(&self, path: &[u8], original: &[u8], hash: &str) -> Layout {
+        if let Some(cache) = &self.plans {
+            if let Some((h, l)) = cache.lock().get(path) {
+                if h == hash {
+                    return l.clone();
+                }
+            }
+        }
+        let planned = plan(path, original, self.seed, &self.ordered);
+        if let Some(cache) = &self.plans {
+            cache
+                .lock()
+                .insert(path.to_vec(), (hash.to_string(), planned.clone()));
+        }
+        planned
     }
 
     /// The store a saved state describes. `blob` gives the bytes saved under a base's digest;
@@ -435,6 +471,7 @@ impl LayoutStore {
                 map: files,
                 changed: BTreeSet::new(),
             }),
+            plans: None,
         }
     }
 
@@ -482,7 +519,7 @@ impl LayoutStore {
         // Planned without the lock (it parses the file); a layout stored for the same content
         // meanwhile (a rename carrying its layout, a write-back) wins over the fresh plan, or
         // a file moved while the background scan renders it would take the new path's order.
-        let planned = plan(path, original, self.seed, &self.ordered);
+        let planned = self.plan_of(path, original, &hash);
         let mut files = self.files.lock();
         if let Some(e) = files.get(path) {
             if e.hash == hash {
@@ -536,7 +573,7 @@ impl LayoutStore {
                 Base {
                     file: BaseFile {
                         original: current.to_vec(),
-                        layout: plan(path, current, self.seed, &self.ordered),
+                        layout: self.plan_of(path, current, &hash),
                     },
                     sha: hash,
                 },
@@ -834,5 +871,37 @@ mod tests {
         store.forget(b"q/b.py");
         check(&store, "a removal");
         assert!(store.changes().is_empty());
+    }
+
+    /// Stores sharing a plan cache plan each file once between them, and show what an
+    /// unshared store shows.
+    #[test]
+    fn stores_sharing_plans_plan_a_file_once_and_agree() {
+        let src =
+            b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let seed = (0..)
+            .find(|&s| LayoutStore::new(s).to_view(b"m.py", src) != src)
+            .unwrap();
+        let alone = LayoutStore::new(seed).to_view(b"m.py", src);
+        let cache = PlanCache::default();
+        let fresh = LayoutStore::new(seed).sharing_plans(cache.clone());
+        let live = LayoutStore::new(seed).sharing_plans(cache.clone());
+        assert_eq!(fresh.to_view(b"m.py", src), alone);
+        assert_eq!(cache.lock().len(), 1);
+        // The live store's first write-back inverts against the shared plan: an unchanged
+        // view gives the original back, an edit lands as in an unshared store.
+        assert_eq!(live.to_original(b"m.py", &alone, Some(src)), src);
+        let edited = [&alone[..], b"\n\ndef d():\n    return 4\n"].concat();
+        let want = LayoutStore::new(seed).to_original(b"m.py", &edited, Some(src));
+        let live = LayoutStore::new(seed).sharing_plans(cache.clone());
+        assert_eq!(live.to_original(b"m.py", &edited, Some(src)), want);
+        // It is the cache that answers: a layout put there for these bytes is the one used.
+        let planted = PlanCache::default();
+        let n = split_lines(src).len();
+        planted
+            .lock()
+            .insert(b"m.py".to_vec(), (digest(src), Layout::identity(n)));
+        let store = LayoutStore::new(seed).sharing_plans(planted);
+        assert_eq!(store.to_view(b"m.py", src), src);
     }
 }
