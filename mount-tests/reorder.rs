@@ -112,26 +112,7 @@ fn moved_function_reads_back_after_remount() {
         return;
     };
     let view = fs::read_to_string(m.path(&view_rel)).unwrap();
-    let lines: Vec<&str> = view.lines().collect();
-    let starts: Vec<usize> = (0..lines.len())
-        .filter(|&i| lines[i].starts_with("def "))
-        .collect();
-    assert!(starts.len() >= 2, "{rel} needs two functions:\n{view}");
-    let (first, last) = (starts[0], starts[starts.len() - 1]);
-    let trim = |v: &[&str]| -> Vec<String> {
-        let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
-        while v.last().is_some_and(|l| l.trim().is_empty()) {
-            v.pop();
-        }
-        v
-    };
-    let mut moved: Vec<String> = lines[..first].iter().map(|s| s.to_string()).collect();
-    moved.extend(trim(&lines[last..]));
-    moved.push(String::new());
-    moved.push(String::new());
-    moved.extend(trim(&lines[first..last]));
-    let mut text = moved.join("\n");
-    text.push('\n');
+    let text = last_function_first(&view);
     assert_ne!(text, view);
     fs::write(m.path(&view_rel), &text).unwrap();
     assert_eq!(fs::read_to_string(m.path(&view_rel)).unwrap(), text);
@@ -150,5 +131,70 @@ fn moved_function_reads_back_after_remount() {
         text,
         "the remounted view does not show what was written"
     );
+    m.unmount();
+}
+
+/// The view with its last top-level function moved before the first one.
+fn last_function_first(view: &str) -> String {
+    let lines: Vec<&str> = view.lines().collect();
+    let starts: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("def "))
+        .collect();
+    assert!(starts.len() >= 2, "the file needs two functions:\n{view}");
+    let (first, last) = (starts[0], starts[starts.len() - 1]);
+    let trim = |v: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+        while v.last().is_some_and(|l| l.trim().is_empty()) {
+            v.pop();
+        }
+        v
+    };
+    let mut moved: Vec<String> = lines[..first].iter().map(|s| s.to_string()).collect();
+    moved.extend(trim(&lines[last..]));
+    moved.push(String::new());
+    moved.push(String::new());
+    moved.extend(trim(&lines[first..last]));
+    let mut text = moved.join("\n");
+    text.push('\n');
+    text
+}
+
+/// The same across several write-backs of one mount: the first saves a snapshot of the
+/// layouts, the later ones append to its journal (`fs::saved_state`); a remount replays both
+/// and every file reads back as last written.
+#[test]
+fn edits_after_the_first_read_back_after_remount() {
+    let test = "edits_after_the_first_read_back_after_remount";
+    let seed = 53;
+    let repo = Repo::sample();
+    let rels = ["bookmobile/rules/fines.py", "bookmobile/rules/policies.py"];
+    let view_rels: Vec<String> = rels.iter().map(|r| repo.view_path(seed, r)).collect();
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let mut written = Vec::new();
+    for v in &view_rels {
+        let view = fs::read_to_string(m.path(v)).unwrap();
+        let text = last_function_first(&view);
+        assert_ne!(text, view);
+        fs::write(m.path(v), &text).unwrap();
+        written.push(text);
+    }
+    // The first file again, moved once more: its journal line is replayed after its first.
+    let again = last_function_first(&written[0]);
+    assert_ne!(again, written[0]);
+    fs::write(m.path(&view_rels[0]), &again).unwrap();
+    written[0] = again;
+    m.unmount();
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    for (v, text) in view_rels.iter().zip(&written) {
+        assert_eq!(
+            &fs::read_to_string(m.path(v)).unwrap(),
+            text,
+            "the remounted view of {v} does not show what was written"
+        );
+    }
     m.unmount();
 }
