@@ -1829,18 +1829,7 @@ class MoreLexer(lexer.BaseLexer):
         src.push_str(&format!("ALL = {{{}}}\n", listed.join(", ")));
         let tree = tree_of(&[("fruit.py", src.as_bytes())]);
         for seed in 1..=8 {
-            let b = build_with_env(
-                &tree,
-                &EnvScan::default(),
-                &level2(seed),
-                &Progress::hidden(),
-            );
-            let r = b.renamer().unwrap();
-            let view: Vec<String> = names
-                .iter()
-                .map(|n| String::from_utf8(r.swap_name(n.as_bytes()).into_owned()).unwrap())
-                .collect();
-            assert!(view.iter().zip(names).all(|(v, n)| v != n), "{view:?}");
+            let view = view_names(&tree, seed, &names);
             let mut sorted = view.clone();
             sorted.sort();
             assert_eq!(view, sorted, "seed {seed}");
@@ -1872,18 +1861,7 @@ class MoreLexer(lexer.BaseLexer):
             .chain([0, 7].map(|i| format!("{}Case", capitalise(words[i]))))
             .collect();
         for seed in 1..=8 {
-            let b = build_with_env(
-                &tree,
-                &EnvScan::default(),
-                &level2(seed),
-                &Progress::hidden(),
-            );
-            let r = b.renamer().unwrap();
-            let view: Vec<String> = names
-                .iter()
-                .map(|n| String::from_utf8(r.swap_name(n.as_bytes()).into_owned()).unwrap())
-                .collect();
-            assert!(view.iter().zip(&names).all(|(v, n)| v != n), "{view:?}");
+            let view = view_names(&tree, seed, &names);
             let (tests, classes) = view.split_at(words.len());
             assert!(
                 tests.windows(2).all(|p| p[0] < p[1]),
@@ -1891,6 +1869,27 @@ class MoreLexer(lexer.BaseLexer):
             );
             assert!(classes[0] < classes[1], "seed {seed}: {classes:?}");
         }
+    }
+
+    /// The view's spelling of each of `names` under `seed` (Level 2, no environment); each
+    /// must be renamed.
+    fn view_names(tree: &Tree, seed: u64, names: &[impl AsRef<str>]) -> Vec<String> {
+        let b = build_with_env(
+            tree,
+            &EnvScan::default(),
+            &level2(seed),
+            &Progress::hidden(),
+        );
+        let r = b.renamer().unwrap();
+        let view: Vec<String> = names
+            .iter()
+            .map(|n| String::from_utf8(r.swap_name(n.as_ref().as_bytes()).into_owned()).unwrap())
+            .collect();
+        assert!(
+            view.iter().zip(names).all(|(v, n)| v != n.as_ref()),
+            "{view:?}"
+        );
+        view
     }
 
     fn capitalise(w: &str) -> String {

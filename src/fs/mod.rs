@@ -407,9 +407,9 @@ impl State {
     }
 }
 
-/// The view of one original tree.
 pub use saved_state::{TRANSFORM_BLOBS_DIR, TRANSFORM_STATE_FILE};
 
+/// The view of one original tree.
 pub struct ViewFs {
     root: PathBuf,
     /// The original root and the mountpoint, for absolute symlink targets.

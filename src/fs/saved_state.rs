@@ -40,16 +40,21 @@ pub fn journal_path(state_dir: &Path, generation: u64) -> PathBuf {
     state_dir.join(format!("layouts.journal.{generation}"))
 }
 
-/// The saved state of `state_dir`: its snapshot with its journal replayed, if it has one.
-pub fn load(state_dir: &Path) -> Option<LayoutState> {
+/// The snapshot of `state_dir`, if it has a readable one (its journal not replayed).
+fn read_snapshot(state_dir: &Path) -> Option<LayoutState> {
     let bytes = fs::read(state_dir.join(TRANSFORM_STATE_FILE)).ok()?;
-    let mut state: LayoutState = match serde_json::from_slice(&bytes) {
-        Ok(s) => s,
+    match serde_json::from_slice(&bytes) {
+        Ok(s) => Some(s),
         Err(e) => {
             tracing::warn!("{TRANSFORM_STATE_FILE} does not parse ({e}); ignored");
-            return None;
+            None
         }
-    };
+    }
+}
+
+/// The saved state of `state_dir`: its snapshot with its journal replayed, if it has one.
+pub fn load(state_dir: &Path) -> Option<LayoutState> {
+    let mut state = read_snapshot(state_dir)?;
     if let Ok(f) = fs::File::open(journal_path(state_dir, state.journal)) {
         let changes = io::BufReader::new(f)
             .split(b'\n')
@@ -61,14 +66,14 @@ pub fn load(state_dir: &Path) -> Option<LayoutState> {
 
 /// Copy the saved state of `from` (snapshot, its journal, blobs) into `to`.
 pub fn copy(from: &Path, to: &Path) -> io::Result<()> {
-    let snapshot = from.join(TRANSFORM_STATE_FILE);
-    if let Ok(bytes) = fs::read(&snapshot) {
-        fs::write(to.join(TRANSFORM_STATE_FILE), &bytes)?;
-        if let Ok(st) = serde_json::from_slice::<LayoutState>(&bytes) {
-            let journal = journal_path(from, st.journal);
-            if journal.exists() {
-                fs::copy(&journal, journal_path(to, st.journal))?;
-            }
+    if let Some(st) = read_snapshot(from) {
+        fs::copy(
+            from.join(TRANSFORM_STATE_FILE),
+            to.join(TRANSFORM_STATE_FILE),
+        )?;
+        let journal = journal_path(from, st.journal);
+        if journal.exists() {
+            fs::copy(&journal, journal_path(to, st.journal))?;
         }
     }
     if let Ok(rd) = fs::read_dir(from.join(TRANSFORM_BLOBS_DIR)) {
@@ -115,7 +120,7 @@ impl Saver {
     ) -> io::Result<()> {
         let old = match self.generation {
             Some(g) => Some(g),
-            None => load_generation(state_dir),
+            None => read_snapshot(state_dir).map(|s| s.journal),
         };
         let generation = old.map_or(1, |g| g.wrapping_add(1));
         state.journal = generation;
@@ -179,14 +184,6 @@ impl Saver {
         }
         result
     }
-}
-
-/// The generation the snapshot in `state_dir` names, if there is a readable one.
-fn load_generation(state_dir: &Path) -> Option<u64> {
-    let bytes = fs::read(state_dir.join(TRANSFORM_STATE_FILE)).ok()?;
-    serde_json::from_slice::<LayoutState>(&bytes)
-        .ok()
-        .map(|s| s.journal)
 }
 
 #[cfg(test)]
