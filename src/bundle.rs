@@ -666,6 +666,7 @@ pub fn build_with_env(
     let t = std::time::Instant::now();
     let found = policy::analyze(&input);
     tracing::info!(elapsed = ?t.elapsed(), "policy analyzed");
+    let t = std::time::Instant::now();
 
     // Never use as a virtual word: any token of the repository, any outside name of one word
     // in any case, keywords. A word whose upper-case or capitalised spelling is an outside
@@ -695,6 +696,7 @@ pub fn build_with_env(
     // word either.
     excluded.extend(found.frozen_tokens.keys().cloned());
     let (mut tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
+    tracing::info!(elapsed = ?t.elapsed(), "words drawn");
     let extensions = tree_extensions(tree);
     keep_sibling_order(
         order_groups(tree, listed),
@@ -802,7 +804,9 @@ fn keep_sibling_order(
         return;
     };
     let spare = lexicon::spare(&found.owned_tokens, excluded, tokens, seed);
+    let t = std::time::Instant::now();
     let repair = order::keep_sibling_order(&mut renamer, &groups, &spare);
+    tracing::info!(elapsed = ?t.elapsed(), "order repaired");
     for (token, word) in tokens.iter_mut() {
         if let Some(w) = renamer.word_of(token) {
             *word = w.to_string();

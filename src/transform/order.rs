@@ -46,24 +46,30 @@ const ROUNDS: usize = 64;
 /// original names of one directory's entries) sorts the same in the view. `spare` holds
 /// unused words in the seeded order they may be taken.
 pub fn keep_sibling_order(renamer: &mut Renamer, dirs: &[Vec<String>], spare: &[String]) -> Repair {
-    let dirs: Vec<Vec<&str>> = dirs
+    let mut names: Vec<&str> = dirs.iter().flatten().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let id = |n: &str| names.binary_search(&n).unwrap_or_default();
+    let dirs: Vec<Vec<usize>> = dirs
         .iter()
         .map(|d| {
             let mut d: Vec<&str> = d.iter().map(String::as_str).collect();
             d.sort_unstable();
             d.dedup();
-            d
+            d.into_iter().map(id).collect()
         })
         .collect();
-    let out_of_order = |r: &Renamer| {
+    let mut views = Views::new(renamer, &names);
+    let out_of_order = |v: &mut Views<'_>, r: &Renamer| {
+        v.refresh(r, 0..v.names.len());
         dirs.iter()
             .flat_map(|d| d.windows(2))
-            .filter(|p| view(r, p[0]) > view(r, p[1]))
+            .filter(|p| v.of(p[0]) > v.of(p[1]))
             .count()
     };
     let mut repair = Repair {
         pairs: dirs.iter().map(|d| d.len().saturating_sub(1)).sum(),
-        drawn_out_of_order: out_of_order(renamer),
+        drawn_out_of_order: out_of_order(&mut views, renamer),
         ..Repair::default()
     };
     let mut pool = Spare::new(spare);
@@ -71,36 +77,124 @@ pub fn keep_sibling_order(renamer: &mut Renamer, dirs: &[Vec<String>], spare: &[
     for _ in 0..ROUNDS {
         let mut moved = false;
         for d in &dirs {
-            moved |= settle(renamer, d, &mut pool, &mut repair);
+            moved |= settle(renamer, &mut views, d, &mut pool, &mut repair);
         }
         // Names that hold a token beside names that keep it whole can pull it both ways:
         // a round that mends no more than the one before ends the repair.
-        let now = out_of_order(renamer);
+        let now = out_of_order(&mut views, renamer);
         if !moved || now >= left {
             break;
         }
         left = now;
     }
-    repair.left = out_of_order(renamer);
+    repair.left = out_of_order(&mut views, renamer);
     repair
+}
+
+/// The view of every name the repair orders, kept current as words move. A name's view is
+/// made from the map's entries for its own pieces (lower case, token or word alike), each a
+/// substring of the name in lower case, so a move that changes the entries of some keys
+/// reaches only the names that contain one of them; those are found through the three-byte
+/// windows of the names (the renamer looks up no word shorter than three letters).
+/// Recomputing every view after each move made the repair of Django's 50,000 neighbours
+/// take seconds.
+struct Views<'a> {
+    names: &'a [&'a str],
+    lower: Vec<String>,
+    shown: Vec<Vec<u8>>,
+    /// Views that a move may have changed, recomputed when next needed.
+    stale: Vec<bool>,
+    by_window: std::collections::HashMap<[u8; 3], Vec<usize>>,
+}
+
+impl<'a> Views<'a> {
+    fn new(renamer: &Renamer, names: &'a [&'a str]) -> Self {
+        let lower: Vec<String> = names.iter().map(|n| n.to_ascii_lowercase()).collect();
+        let mut by_window: std::collections::HashMap<[u8; 3], Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, l) in lower.iter().enumerate() {
+            let mut seen = std::collections::HashSet::new();
+            for w in l.as_bytes().windows(3) {
+                let w = [w[0], w[1], w[2]];
+                if seen.insert(w) {
+                    by_window.entry(w).or_default().push(i);
+                }
+            }
+        }
+        Views {
+            names,
+            shown: names.iter().map(|n| view(renamer, n)).collect(),
+            stale: vec![false; names.len()],
+            lower,
+            by_window,
+        }
+    }
+
+    /// The view of a name made current by `refresh`.
+    fn of(&self, i: usize) -> &[u8] {
+        debug_assert!(!self.stale[i]);
+        &self.shown[i]
+    }
+
+    /// Recompute the views among `ids` that a move made stale.
+    fn refresh(&mut self, renamer: &Renamer, ids: impl IntoIterator<Item = usize>) {
+        for i in ids {
+            if std::mem::take(&mut self.stale[i]) {
+                self.shown[i] = view(renamer, self.names[i]);
+            }
+        }
+    }
+
+    fn name(&self, i: usize) -> &'a str {
+        self.names[i]
+    }
+
+    /// Whether the name's view can depend on the map's entry for one of `keys`.
+    fn reaches(&self, i: usize, keys: &[&str]) -> bool {
+        keys.iter().any(|k| self.lower[i].contains(*k))
+    }
+
+    /// The map's entries for `keys` changed: the views that contain one of them are stale.
+    fn changed(&mut self, keys: &[&str]) {
+        for k in keys {
+            let ids: Box<dyn Iterator<Item = usize>> = match k.as_bytes() {
+                [a, b, c, ..] => match self.by_window.get(&[*a, *b, *c]) {
+                    Some(ids) => Box::new(ids.iter().copied()),
+                    None => continue,
+                },
+                // Never looked up by the renamer; all names, to be safe.
+                _ => Box::new(0..self.names.len()),
+            };
+            for i in ids {
+                if !self.stale[i] && self.lower[i].contains(*k) {
+                    self.stale[i] = true;
+                }
+            }
+        }
+    }
 }
 
 /// One round over one directory: exchanges for every out-of-order pair of renamed words
 /// first (they keep the draw's words), then spare words for out-of-order neighbours.
-fn settle(renamer: &mut Renamer, d: &[&str], spare: &mut Spare, repair: &mut Repair) -> bool {
-    let views = |r: &Renamer| d.iter().map(|n| view(r, n)).collect::<Vec<_>>();
-    let mut v = views(renamer);
+fn settle(
+    renamer: &mut Renamer,
+    views: &mut Views<'_>,
+    d: &[usize],
+    spare: &mut Spare,
+    repair: &mut Repair,
+) -> bool {
+    views.refresh(renamer, d.iter().copied());
     let mut moved = false;
     for i in 0..d.len() {
         // Pairs within a window: all pairs of a directory of thousands of names would cost
         // millions of comparisons; the spare words settle what is farther apart.
         for j in i + 1..d.len().min(i + 1 + EXCHANGE_WINDOW) {
-            if v[i] <= v[j] {
+            if views.of(d[i]) <= views.of(d[j]) {
                 continue;
             }
             // Words of one length exchange; other words would change the names' lengths,
             // which code slicing a fixed prefix (`repr(x)[4:]`) depends on.
-            if let Some(w) = decide(renamer, d[i], d[j]) {
+            if let Some(w) = decide(renamer, views, d[i], d[j]) {
                 if w.renamed == (true, true)
                     && w.view.0 > w.view.1
                     && w.view.0.len() == w.view.1.len()
@@ -108,14 +202,19 @@ fn settle(renamer: &mut Renamer, d: &[&str], spare: &mut Spare, repair: &mut Rep
                     renamer.exchange(&w.token.0, &w.token.1);
                     repair.exchanged += 1;
                     moved = true;
-                    v = views(renamer);
+                    views.changed(&[&w.token.0, &w.token.1, &w.view.0, &w.view.1]);
+                    views.refresh(renamer, d.iter().copied());
                 }
             }
         }
     }
     // Keep the most names already in order (every name shown as it is among them: nothing
     // can move it), and move each other name between the kept ones around it.
-    let keep = kept(d, &v);
+    let keep = {
+        let names: Vec<&str> = d.iter().map(|&i| views.name(i)).collect();
+        let shown: Vec<&[u8]> = d.iter().map(|&i| views.of(i)).collect();
+        kept(&names, &shown)
+    };
     // Kept names, and names moved between them.
     let mut placed = keep.clone();
     for k in 0..d.len() {
@@ -124,30 +223,39 @@ fn settle(renamer: &mut Renamer, d: &[&str], spare: &mut Spare, repair: &mut Rep
         }
         let before = (0..k).rev().find(|&j| placed[j]);
         let after = (k + 1..d.len()).find(|&j| keep[j]);
-        let lo = before.filter(|&j| v[j] >= v[k]);
-        let hi = after.filter(|&j| v[k] >= v[j]);
+        let lo = before.filter(|&j| views.of(d[j]) >= views.of(d[k]));
+        let hi = after.filter(|&j| views.of(d[k]) >= views.of(d[j]));
         if lo.is_none() && hi.is_none() {
             placed[k] = true;
             continue;
         }
         // The word that decides against the bound out of order, if this name shows it renamed.
         let token = lo
-            .and_then(|j| decide(renamer, d[j], d[k]))
+            .and_then(|j| decide(renamer, views, d[j], d[k]))
             .filter(|w| w.renamed.1)
             .map(|w| w.token.1)
             .or_else(|| {
-                hi.and_then(|j| decide(renamer, d[k], d[j]))
+                hi.and_then(|j| decide(renamer, views, d[k], d[j]))
                     .filter(|w| w.renamed.0)
                     .map(|w| w.token.0)
             });
         let Some(token) = token else {
             continue;
         };
-        if redraw(renamer, &token, spare, d, k, before, after) {
+        let old = renamer.word_of(&token).map(str::to_string);
+        let done = redraw(renamer, views, &token, spare, d, k, before, after);
+        // Even a redraw that fails rebinds the token to its old word.
+        let new = renamer.word_of(&token).map(str::to_string);
+        let keys: Vec<&str> = [Some(token.as_str()), old.as_deref(), new.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        views.changed(&keys);
+        views.refresh(renamer, d.iter().copied());
+        if done {
             placed[k] = true;
             repair.redrawn += 1;
             moved = true;
-            v = views(renamer);
         }
     }
     moved
@@ -156,13 +264,13 @@ fn settle(renamer: &mut Renamer, d: &[&str], spare: &mut Spare, repair: &mut Rep
 /// Which names to keep where they are: the heaviest run of names in increasing view order,
 /// where a name shown unrenamed outweighs all the others together. O(n log n): a Fenwick
 /// tree over the ranks of the views holds the best run ending below each rank.
-fn kept(d: &[&str], v: &[Vec<u8>]) -> Vec<bool> {
+fn kept(d: &[&str], v: &[&[u8]]) -> Vec<bool> {
     let n = d.len();
     let weight = |k: usize| if v[k] == d[k].as_bytes() { n + 1 } else { 1 };
-    let mut sorted: Vec<&Vec<u8>> = v.iter().collect();
+    let mut sorted: Vec<&[u8]> = v.to_vec();
     sorted.sort();
     sorted.dedup();
-    let rank = |k: usize| sorted.partition_point(|x| *x < &v[k]);
+    let rank = |k: usize| sorted.partition_point(|x| *x < v[k]);
     // tree[i]: the best (weight, end) over ranks in i's range, 1-based.
     let mut tree: Vec<(usize, usize)> = vec![(0, usize::MAX); sorted.len() + 1];
     let mut from = vec![usize::MAX; n];
@@ -204,15 +312,13 @@ struct Decider {
     renamed: (bool, bool),
 }
 
-fn decide(renamer: &Renamer, x: &str, y: &str) -> Option<Decider> {
+fn decide(renamer: &Renamer, views: &Views<'_>, x: usize, y: usize) -> Option<Decider> {
+    let (vx, vy) = (views.of(x), views.of(y));
+    let (x, y) = (views.name(x), views.name(y));
     if !x.is_ascii() || !y.is_ascii() {
         return None;
     }
-    let (vx, vy) = (view(renamer, x), view(renamer, y));
-    let (vx, vy) = (
-        std::str::from_utf8(&vx).ok()?,
-        std::str::from_utf8(&vy).ok()?,
-    );
+    let (vx, vy) = (std::str::from_utf8(vx).ok()?, std::str::from_utf8(vy).ok()?);
     let (ox, oy, px, py) = (
         tokens::split(x),
         tokens::split(y),
@@ -278,11 +384,13 @@ impl Spare {
 /// and below `d[after]` and leaves no more names out of order among those holding the token,
 /// preferring the length of its word now (the draw matched the token's length where it
 /// could, and code slices names by fixed lengths), then the seeded order.
+#[allow(clippy::too_many_arguments)]
 fn redraw(
     renamer: &mut Renamer,
+    views: &Views<'_>,
     token: &str,
     spare: &mut Spare,
-    d: &[&str],
+    d: &[usize],
     k: usize,
     before: Option<usize>,
     after: Option<usize>,
@@ -291,14 +399,14 @@ fn redraw(
         return false;
     };
     let (lo, hi) = (
-        before.map(|j| view(renamer, d[j])),
-        after.map(|j| view(renamer, d[j])),
+        before.map(|j| views.of(d[j]).to_vec()),
+        after.map(|j| views.of(d[j]).to_vec()),
     );
     // The name sorts nearly as the word does (exactly, unless one word begins another), so
     // the words that fit are found by bisection and each is checked after.
     let shown = |r: &mut Renamer, w: &str| {
         r.rebind(token, w);
-        view(r, d[k])
+        view(r, views.name(d[k]))
     };
     let words = std::mem::take(&mut spare.sorted);
     let from = lo.as_ref().map_or(0, |l| {
@@ -321,29 +429,42 @@ fn redraw(
         })
         .collect();
     order.sort_unstable();
-    let holders: Vec<usize> = (0..d.len()).filter(|&j| holds(d[j], token)).collect();
-    let disorder = |r: &Renamer| {
-        let v = |j: usize| view(r, d[j]);
-        holders
+    let holders: Vec<usize> = (0..d.len())
+        .filter(|&j| holds(views.name(d[j]), token))
+        .collect();
+    let pairs: Vec<(usize, usize)> = holders
+        .iter()
+        .flat_map(|&j| {
+            [
+                j.checked_sub(1).map(|i| (i, j)),
+                (j + 1 < d.len()).then_some((j, j + 1)),
+            ]
+        })
+        .flatten()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut at: Vec<usize> = pairs.iter().flat_map(|&(i, j)| [i, j]).collect();
+    at.sort_unstable();
+    at.dedup();
+    // Only names that contain the token, its old word or the word tried can show otherwise
+    // than the cache says.
+    let disorder = |r: &Renamer, tried: &str| {
+        let keys = [token, old.as_str(), tried];
+        let fresh: std::collections::HashMap<usize, Vec<u8>> = at
             .iter()
-            .flat_map(|&j| {
-                [
-                    j.checked_sub(1).map(|i| (i, j)),
-                    (j + 1 < d.len()).then_some((j, j + 1)),
-                ]
-            })
-            .flatten()
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .filter(|&(i, j)| v(i) >= v(j))
-            .count()
+            .filter(|&&j| views.reaches(d[j], &keys))
+            .map(|&j| (j, view(r, views.name(d[j]))))
+            .collect();
+        let v = |j: usize| fresh.get(&j).map_or(views.of(d[j]), Vec::as_slice);
+        pairs.iter().filter(|&&(i, j)| v(i) >= v(j)).count()
     };
     renamer.rebind(token, &old);
-    let was = disorder(renamer);
+    let was = disorder(renamer, &old);
     for &(_, _, i) in order.iter().take(TRIES) {
         let me = shown(renamer, &spare.sorted[i].0);
         let between = lo.as_ref().is_none_or(|l| *l < me) && hi.as_ref().is_none_or(|h| me < *h);
-        if between && disorder(renamer) <= was {
+        if between && disorder(renamer, &spare.sorted[i].0) <= was {
             spare.sorted.remove(i);
             spare.give(old);
             return true;
@@ -389,7 +510,8 @@ mod tests {
             let v: Vec<Vec<u8>> = (0..5)
                 .map(|i| vec![b"bdf"[code / 3usize.pow(i as u32) % 3]])
                 .collect();
-            let keep = kept(&names, &v);
+            let shown: Vec<&[u8]> = v.iter().map(Vec::as_slice).collect();
+            let keep = kept(&names, &shown);
             let idx: Vec<usize> = (0..5).filter(|&i| keep[i]).collect();
             assert!(idx.windows(2).all(|w| v[w[0]] < v[w[1]]), "{v:?} {keep:?}");
             let weight = |k: usize| if v[k] == names[k].as_bytes() { 6 } else { 1 };
@@ -515,5 +637,49 @@ mod tests {
         let spare = names(&["zoo"]);
         let rep = keep_sibling_order(&mut r, &[dir], &spare);
         assert_eq!((rep.redrawn, rep.left), (0, 1));
+    }
+
+    proptest::proptest! {
+        /// The cache of views stays what the renamer shows after any sequence of moves, when
+        /// each move marks its keys as the repair does (the tokens and the words that moved).
+        #[test]
+        fn cached_views_follow_every_move(
+            ops in proptest::collection::vec((0usize..6, 0usize..6, 0usize..8), 1..40),
+        ) {
+            let toks = ["alpha", "beta", "gamma", "delta", "omega", "sigma"];
+            let words = ["zulu", "yank", "xray", "wolf", "vine", "urn"];
+            let pairs: Vec<(&str, &str)> = toks.iter().copied().zip(words.iter().copied()).collect();
+            let mut r = renamer(&pairs, &["kept"]);
+            let spare = ["abbey", "bison", "cobra", "dingo", "egret", "ferret", "gecko", "heron"];
+            let names = [
+                "alpha_beta.py", "BetaGamma", "test_delta_omega", "sigma2alpha", "kept_alpha",
+                "zulu_fields", "xrayed", "yank-gamma", "OMEGA_SIGMA", "plain", "abbey_road",
+                "deltaalpha", "__gamma__",
+            ];
+            let mut views = Views::new(&r, &names);
+            for (a, b, w) in ops {
+                let (ta, tb) = (toks[a], toks[b]);
+                let keys: Vec<String> = if w < 4 && ta != tb {
+                    let (wa, wb) = (r.word_of(ta).unwrap().to_string(), r.word_of(tb).unwrap().to_string());
+                    r.exchange(ta, tb);
+                    vec![ta.into(), tb.into(), wa, wb]
+                } else {
+                    let old = r.word_of(ta).unwrap().to_string();
+                    let new = spare[w];
+                    if r.word_of(new).is_some() {
+                        continue;
+                    }
+                    r.rebind(ta, new);
+                    vec![ta.into(), old, new.into()]
+                };
+                let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+                views.changed(&keys);
+                views.refresh(&r, 0..names.len());
+                for (i, n) in names.iter().enumerate() {
+                    let fresh = view(&r, n);
+                    proptest::prop_assert_eq!(views.of(i), fresh.as_slice(), "{}", n);
+                }
+            }
+        }
     }
 }

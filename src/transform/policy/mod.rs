@@ -874,9 +874,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // `"_process_" + type(x).__name__.lower()` to `_process_where` for `Where`) stay together.
     loop {
         let names = ClassNames::new(&f, &class_families);
+        // In parallel: each run is decided on the findings as they stand, and collected in
+        // the set's order, so the result is the serial one.
         let late: Vec<String> = f
             .owned_runs
-            .iter()
+            .par_iter()
             .filter(|r| super::rename::segments(r).is_none())
             .filter(|r| {
                 built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
