@@ -63,13 +63,30 @@ ID_ESCAPE = re.compile(r"(\\(?:[ntr0abfv\\'\"]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U
 
 
 def translate_ids(args, ids):
-    """View test ids back to original names, escapes kept as they are."""
-    split = [ID_ESCAPE.split(i) for i in ids]
-    texts = [p for parts in split for p in parts[0::2]]
+    """View test ids back to original names, escapes kept as they are. A parametrised id
+    that holds an absolute path (a test collecting the files of its checkout) names the view's
+    directory where the original's names its own: that prefix is a place, not words, so it
+    becomes the original's directory instead of being translated."""
+    view_root = os.path.join(os.path.abspath(args.dir), "view")
+    original_root = os.path.join(os.path.abspath(args.dir), "original")
+    pieces = re.compile(ID_ESCAPE.pattern + "|(" + re.escape(view_root) + r"(?=/|\]|$))")
+
+    def split(i):
+        # Text, then (separator, text) pairs; a separator is an escape or the view's root.
+        parts, at = [], 0
+        for m in pieces.finditer(i):
+            parts += [i[at:m.start()], m.group(0)]
+            at = m.end()
+        return parts + [i[at:]]
+
+    split_ids = [split(i) for i in ids]
+    texts = [p for parts in split_ids for p in parts[0::2]]
     done = iter(translate(args, "original", texts))
     out = []
-    for parts in split:
-        out.append("".join(p if k % 2 else next(done) for k, p in enumerate(parts)))
+    for parts in split_ids:
+        out.append("".join(
+            (original_root if p == view_root else p) if k % 2 else next(done)
+            for k, p in enumerate(parts)))
     return out
 
 
