@@ -995,12 +995,26 @@ fn input_defined(python: &[(&str, &[u8])], progress: &Progress) -> InputDefs {
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<(Bundle, Tree), BundleError> {
     let progress = Progress::new();
     let t = std::time::Instant::now();
-    progress.phase("scanning the Python environment", 0);
-    let env = env_scan(&opts.python, opts.cache_dir.as_deref())?;
-    tracing::info!(elapsed = ?t.elapsed(), "environment scan ready");
-    progress.phase("reading the tree", 0);
-    let tree = read_tree(root)?;
-    tracing::info!(elapsed = ?t.elapsed(), files = tree.files.len(), "tree read");
+    progress.phase("scanning the Python environment and reading the tree", 0);
+    // The two are independent: the scan (or its cache's fingerprint) waits on a Python
+    // process while the tree is read.
+    let (env, tree) = std::thread::scope(|s| {
+        let env = s.spawn(|| {
+            let env = env_scan(&opts.python, opts.cache_dir.as_deref());
+            tracing::info!(elapsed = ?t.elapsed(), "environment scan ready");
+            env
+        });
+        let tree = read_tree(root);
+        tracing::info!(elapsed = ?t.elapsed(), "tree read");
+        let env = env.join().unwrap_or_else(|_| {
+            Err(BundleError::Python(
+                "the environment scan's thread panicked".into(),
+            ))
+        });
+        (env, tree)
+    });
+    let (env, tree) = (env?, tree?);
+    tracing::info!(files = tree.files.len(), "tree and environment ready");
     let b = build_with_env(&tree, &env, opts, &progress);
     tracing::info!(elapsed = ?t.elapsed(), "bundle built");
     progress.finish();

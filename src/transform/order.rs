@@ -18,6 +18,8 @@
 //!
 //! Deterministic: directories, pairs and spare words are visited in a fixed order.
 
+use rayon::prelude::*;
+
 use super::rename::Renamer;
 use super::tokens::{self, Piece};
 
@@ -61,7 +63,7 @@ pub fn keep_sibling_order(renamer: &mut Renamer, dirs: &[Vec<String>], spare: &[
         .collect();
     let mut views = Views::new(renamer, &names);
     let out_of_order = |v: &mut Views<'_>, r: &Renamer| {
-        v.refresh(r, 0..v.names.len());
+        v.refresh_all(r);
         dirs.iter()
             .flat_map(|d| d.windows(2))
             .filter(|p| v.of(p[0]) > v.of(p[1]))
@@ -123,7 +125,7 @@ impl<'a> Views<'a> {
         }
         Views {
             names,
-            shown: names.iter().map(|n| view(renamer, n)).collect(),
+            shown: names.par_iter().map(|n| view(renamer, n)).collect(),
             stale: vec![false; names.len()],
             lower,
             by_window,
@@ -142,6 +144,19 @@ impl<'a> Views<'a> {
             if std::mem::take(&mut self.stale[i]) {
                 self.shown[i] = view(renamer, self.names[i]);
             }
+        }
+    }
+
+    /// `refresh` of every name, in parallel: a round's moves leave thousands stale.
+    fn refresh_all(&mut self, renamer: &Renamer) {
+        let stale: Vec<usize> = (0..self.names.len()).filter(|&i| self.stale[i]).collect();
+        let fresh: Vec<Vec<u8>> = stale
+            .par_iter()
+            .map(|&i| view(renamer, self.names[i]))
+            .collect();
+        for (i, v) in stale.into_iter().zip(fresh) {
+            self.shown[i] = v;
+            self.stale[i] = false;
         }
     }
 
