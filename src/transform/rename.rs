@@ -184,15 +184,6 @@ impl Renamer {
             .is_some_and(|other| self.is_code_ident(&other) && !self.is_frozen_run(&other))
     }
 
-    /// Whether `run` is in upper case and its lower case is a run the code uses and renames.
-    /// Only this direction for hyphenated groups: a lower-case group beside an upper-case
-    /// constant is markup or data (mistune's `"align-left"` class beside `ALIGN_LEFT`).
-    fn is_upper_case_of_code_ident(&self, run: &str) -> bool {
-        run.bytes().any(|b| b.is_ascii_uppercase())
-            && !run.bytes().any(|b| b.is_ascii_lowercase())
-            && self.is_other_case_of_code_ident(run)
-    }
-
     /// Whether `run` is one capitalised word (`Isbn`) whose lower case is a code name that
     /// is not frozen: data made from the name with `.capitalize()` or `.title()` (Django's
     /// error message `"... with this Isbn already exists."` from the field `isbn`).
@@ -515,17 +506,13 @@ impl Renamer {
     /// The swap of a hyphenated group of string runs (`"other-cmd"`, `"--start-after"`):
     /// when its underscore form is a code identifier (or that form's image is), each piece
     /// takes its token image, as the identifier does. `None` when the group is not such a name.
-    /// A group in upper case whose underscore form in lower case is such a name follows it
-    /// too, as a single word does (`is_other_case_of_code_ident`): code that lowercases its
-    /// input compares `"LAST-CHILD"` with the `":last-child"` of its `last_child`.
     fn swap_hyphen_group(&self, pieces: &[&str]) -> Option<Vec<String>> {
         let joined = pieces.join("_");
         let img = self.image(&joined)?;
         if self.is_frozen_run(&joined) || self.is_frozen_run(&img) {
             return None;
         }
-        let named = |r: &str| self.is_code_ident(r) || self.is_upper_case_of_code_ident(r);
-        if !(named(&joined) || named(&img)) {
+        if !(self.is_code_ident(&joined) || self.is_code_ident(&img)) {
             return None;
         }
         Some(
@@ -562,18 +549,7 @@ impl Renamer {
     /// group and of what the group would become, so the swap stays an involution.
     fn keeps_group<S: AsRef<str>>(&self, pieces: &[S], whole_literal: bool) -> bool {
         let words: Vec<&str> = pieces.iter().map(AsRef::as_ref).collect();
-        let joined = words.join("-");
-        // An upper-case group stays where its lower case would: pycountry looks up the kept
-        // `"fr-ara"` and its JSON file holds `"FR-ARA"`, beside a local `fr_ara`.
-        let upper = joined.bytes().any(|b| b.is_ascii_uppercase())
-            && !joined.bytes().any(|b| b.is_ascii_lowercase());
-        if whole_literal
-            && (self.frozen_runs.contains(joined.as_str())
-                || (upper
-                    && self
-                        .frozen_runs
-                        .contains(joined.to_ascii_lowercase().as_str())))
-        {
+        if whole_literal && self.frozen_runs.contains(words.join("-").as_str()) {
             return true;
         }
         words
@@ -954,56 +930,6 @@ mod tests {
             ),
             "x = ['ledger-otter', '--ledger-otter', 'user-get', 'query-other']\n"
         );
-    }
-
-    /// soupsieve lowercases a selector (`"span:LAST-CHILD"`) and compares it with the
-    /// `":last-child"` of its `last_child`: the upper-case group follows as the lower-case
-    /// one does, both ways. A group whose lower case is no code name stays.
-    #[test]
-    fn upper_case_hyphenated_strings_follow_their_lower_case_identifier() {
-        let r = Renamer::new(
-            [("query", "ledger"), ("user", "otter")],
-            ["get"],
-            ["query_user"],
-        )
-        .unwrap();
-        let (o, v) = (
-            "x = ['QUERY-USER', 'a:QUERY-USER', 'USER-QUERY', 'Query-User']\n",
-            "x = ['LEDGER-OTTER', 'a:LEDGER-OTTER', 'USER-QUERY', 'Query-User']\n",
-        );
-        assert_eq!(swap_py(&r, o), v);
-        assert_eq!(swap_py(&r, v), o);
-        // Not the other way: a lower-case group beside an upper-case constant is markup
-        // (mistune's `"align-left"` class beside its `ALIGN_LEFT`).
-        let r = Renamer::new(
-            [("align", "cries"), ("left", "clue")],
-            ["get"],
-            ["ALIGN_LEFT"],
-        )
-        .unwrap();
-        let markup = "x = '<div class=\"align-left\">'\n";
-        assert_eq!(swap_py(&r, markup), markup);
-        assert_eq!(swap_py(&r, "x = 'ALIGN_LEFT'\n"), "x = 'CRIES_CLUE'\n");
-        // Nor where the lower-case group is data kept as written (a whole literal): pycountry
-        // looks up `"fr-ara"` (kept) and its JSON file holds `"FR-ARA"`, beside a local
-        // `fr_ara`. Inside a longer string both spellings follow the name.
-        let r = Renamer::new(
-            [("query", "ledger"), ("user", "otter")],
-            ["query-user"],
-            ["query_user"],
-        )
-        .unwrap();
-        let kept = "a = ('QUERY-USER', 'query-user')\nquery_user = 1\n";
-        assert_eq!(
-            swap_py(&r, kept),
-            "a = ('QUERY-USER', 'query-user')\nledger_otter = 1\n"
-        );
-        let (o, v) = (
-            "b = ('x:QUERY-USER', 'x:query-user')\n",
-            "b = ('x:LEDGER-OTTER', 'x:ledger-otter')\n",
-        );
-        assert_eq!(swap_py(&r, o), v);
-        assert_eq!(swap_py(&r, v), o);
     }
 
     #[test]

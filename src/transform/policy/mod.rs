@@ -1372,18 +1372,12 @@ fn freeze_lower_case_of_capitalised_data(
 /// Words joined by hyphens in a binary file (`ld-musl-x86_64` of an ELF interpreter path), in
 /// the underscore form a code name has (`ld_musl_x86_64`): text that the view groups by its
 /// hyphens swaps such a group as the code name (`Renamer::swap_hyphen_group`), so a code name
-/// that begins one is stored in the file too. A group in upper case swaps as the code name
-/// its lower case spells, so that lower case is stored too.
+/// that begins one is stored in the file too.
 fn hyphen_compounds(b: &[u8]) -> impl Iterator<Item = String> + '_ {
     hyphen_chunks(b)
         .map(|w| w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-'))
         .filter(|w| w.len() >= MIN_TOKEN_LEN && w.contains('-'))
-        .flat_map(|w| {
-            let under = w.replace('-', "_");
-            let lower = tokens::other_case(&under)
-                .filter(|o| *o != under && w.bytes().any(|c| c.is_ascii_uppercase()));
-            std::iter::once(under).chain(lower)
-        })
+        .map(|w| w.replace('-', "_"))
 }
 
 /// Whether a run that outside code also names may be renamed all the same: the repository

@@ -355,30 +355,6 @@ fn hyphenated_names_stored_in_binary_files_are_found() {
     assert!(analyze(&text_only).owned_runs.contains("ld_musl"));
 }
 
-/// The same in upper case: text swaps `LAST-CHILD` as the code name `last_child` its lower
-/// case spells (`Renamer::swap_hyphen_group`), so a binary file holding it keeps that name.
-#[test]
-fn upper_case_hyphenated_names_stored_in_binary_files_are_found() {
-    let own = set(&["test_sel"]);
-    let defined = set(&["test_select", "last_child"]);
-    let py: &[u8] = b"def test_select(last_child):\n    assert ':last-child' in last_child\n";
-    let blob: &[u8] = b"\x00\x01span:LAST-CHILD\x00";
-    let input = PolicyInput {
-        python: vec![("test_sel.py", py)],
-        text: vec![],
-        binary: vec![blob],
-        names: vec!["test_sel.py"],
-        ..tree(&own, &defined)
-    };
-    let f = analyze(&input);
-    assert_eq!(f.frozen_runs.get("last_child"), Some(&FreezeReason::Binary));
-    let text_only = PolicyInput {
-        binary: vec![],
-        ..input
-    };
-    assert!(analyze(&text_only).owned_runs.contains("last_child"));
-}
-
 /// A codec name in a string stays (Django decodes WSGI paths with
 /// `path.decode("iso-8859-1")`; with its own `iso` renamed the codec was unknown), and so
 /// does the word wherever the code spells it; a word that only looks like one does not.
