@@ -172,16 +172,21 @@ impl<'a> Views<'a> {
     /// The map's entries for `keys` changed: the views that contain one of them are stale.
     fn changed(&mut self, keys: &[&str]) {
         for k in keys {
-            let ids: Box<dyn Iterator<Item = usize>> = match k.as_bytes() {
+            // A key shorter than a window is never looked up by the renamer; all names are
+            // checked for it all the same.
+            let all: Vec<usize>;
+            let ids: &[usize] = match k.as_bytes() {
                 [a, b, c, ..] => match self.by_window.get(&[*a, *b, *c]) {
-                    Some(ids) => Box::new(ids.iter().copied()),
+                    Some(ids) => ids,
                     None => continue,
                 },
-                // Never looked up by the renamer; all names, to be safe.
-                _ => Box::new(0..self.names.len()),
+                _ => {
+                    all = (0..self.names.len()).collect();
+                    &all
+                }
             };
-            for i in ids {
-                if !self.stale[i] && self.lower[i].contains(*k) {
+            for &i in ids {
+                if self.lower[i].contains(*k) {
                     self.stale[i] = true;
                 }
             }
@@ -413,9 +418,10 @@ fn redraw(
     let Some(old) = renamer.word_of(token).map(str::to_string) else {
         return false;
     };
+    // The cache is not changed while the renamer tries words: the bounds are borrowed.
     let (lo, hi) = (
-        before.map(|j| views.of(d[j]).to_vec()),
-        after.map(|j| views.of(d[j]).to_vec()),
+        before.map(|j| views.of(d[j])),
+        after.map(|j| views.of(d[j])),
     );
     // The name sorts nearly as the word does (exactly, unless one word begins another), so
     // the words that fit are found by bisection and each is checked after.
@@ -425,12 +431,12 @@ fn redraw(
     };
     let words = std::mem::take(&mut spare.sorted);
     let from = lo.as_ref().map_or(0, |l| {
-        words.partition_point(|(w, _)| shown(renamer, w) <= *l)
+        words.partition_point(|(w, _)| shown(renamer, w).as_slice() <= *l)
     });
     let to = hi
         .as_ref()
         .map_or(words.len(), |h| {
-            words.partition_point(|(w, _)| shown(renamer, w) < *h)
+            words.partition_point(|(w, _)| shown(renamer, w).as_slice() < *h)
         })
         .max(from);
     spare.sorted = words;
@@ -478,7 +484,7 @@ fn redraw(
     let was = disorder(renamer, &old);
     for &(_, _, i) in order.iter().take(TRIES) {
         let me = shown(renamer, &spare.sorted[i].0);
-        let between = lo.as_ref().is_none_or(|l| *l < me) && hi.as_ref().is_none_or(|h| me < *h);
+        let between = lo.is_none_or(|l| l < me.as_slice()) && hi.is_none_or(|h| me.as_slice() < h);
         if between && disorder(renamer, &spare.sorted[i].0) <= was {
             spare.sorted.remove(i);
             spare.give(old);
