@@ -26,6 +26,19 @@ pub fn vocabulary() -> impl Iterator<Item = &'static str> {
         .filter(|w| !w.starts_with("test"))
 }
 
+/// What a token's image must begin with, as the token does: runners collect by the prefix
+/// `test` (pytest's `Test*` classes and `test*` functions, `unittest`'s `test*` methods and
+/// `test*.py` modules), so `Testglob`, one token, shown as `Trillion` is no longer collected,
+/// and its subclasses' tests are lost with it. Such a token's image is `test` and a word.
+/// Tokens that are `test` alone are tool vocabulary and never renamed.
+pub fn runner_prefix(token: &str) -> &'static str {
+    if token.len() > 4 && token.starts_with("test") {
+        "test"
+    } else {
+        ""
+    }
+}
+
 /// Assign a distinct virtual word to every token, in a seeded order.
 ///
 /// `tokens` are lowercase owned tokens; `excluded` are lowercase words that must never be used
@@ -55,11 +68,22 @@ pub fn assign(
     let mut map = BTreeMap::new();
     let mut left = Vec::new();
     for t in order {
-        let want = t.len().clamp(3, 12);
-        let word = nearest_lengths(want).find_map(|len| buckets.get_mut(&len).and_then(Vec::pop));
+        let prefix = runner_prefix(t);
+        let want = (t.len() - prefix.len()).clamp(3, 12);
+        let free = |w: &str| {
+            prefix.is_empty() || {
+                let image = format!("{prefix}{w}");
+                !excluded.contains(&image) && !tokens.contains(&image)
+            }
+        };
+        let word = nearest_lengths(want).find_map(|len| {
+            let b = buckets.get_mut(&len)?;
+            let at = b.iter().rposition(|w| free(w))?;
+            Some(b.remove(at))
+        });
         match word {
             Some(w) => {
-                map.insert(t.clone(), w.to_string());
+                map.insert(t.clone(), format!("{prefix}{w}"));
             }
             None => left.push(t.clone()),
         }
@@ -76,7 +100,12 @@ pub fn spare(
     map: &BTreeMap<String, String>,
     seed: u64,
 ) -> Vec<String> {
-    let used: BTreeSet<&str> = map.values().map(String::as_str).collect();
+    // A prefixed image (`runner_prefix`) uses its bare word too: a redraw gives the bare word
+    // back, and a word in the pool twice would go to two tokens.
+    let used: BTreeSet<&str> = map
+        .iter()
+        .map(|(t, w)| w.strip_prefix(runner_prefix(t)).unwrap_or(w))
+        .collect();
     let mut out: Vec<String> = vocabulary()
         .filter(|w| !excluded.contains(*w) && !tokens.contains(*w) && !used.contains(w))
         .map(str::to_string)
@@ -139,6 +168,34 @@ mod tests {
             WORDS.lines().any(|w| w.starts_with("test")),
             "the filter is needed"
         );
+    }
+
+    #[test]
+    fn a_token_a_runner_collects_keeps_its_prefix() {
+        // `Testglob` is a pytest class (one token): shown as `Trillion` it is not collected.
+        let toks = set(&["testglob", "testing", "glob", "contest", "tested"]);
+        // The first free word for `testglob` would make a repository token: skipped.
+        let ex = set(&["testapple"]);
+        for seed in 0..20 {
+            let (m, left) = assign(&toks, &ex, seed);
+            assert!(left.is_empty());
+            for (t, w) in &m {
+                assert_eq!(w.starts_with("test"), t.starts_with("test"), "{t} -> {w}");
+                assert!(!toks.contains(w) && !ex.contains(w), "{t} -> {w}");
+                assert!(vocabulary().any(|v| *w == v || *w == format!("test{v}")));
+            }
+            let words: BTreeSet<&String> = m.values().collect();
+            assert_eq!(words.len(), m.len());
+            // The pool of spare words holds no word an image is made of: a redraw gives
+            // `testapple`'s `apple` back, and a second `apple` would go to two tokens.
+            let pool = spare(&toks, &ex, &m, seed);
+            for (t, w) in &m {
+                assert!(
+                    !pool.contains(&w[runner_prefix(t).len()..].to_string()),
+                    "{w}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@
 
 use rayon::prelude::*;
 
+use super::lexicon::runner_prefix;
 use super::rename::Renamer;
 use super::tokens::{self, Piece};
 
@@ -218,6 +219,7 @@ fn settle(
                 if w.renamed == (true, true)
                     && w.view.0 > w.view.1
                     && w.view.0.len() == w.view.1.len()
+                    && runner_prefix(&w.token.0) == runner_prefix(&w.token.1)
                 {
                     renamer.exchange(&w.token.0, &w.token.1);
                     repair.exchanged += 1;
@@ -425,8 +427,13 @@ fn redraw(
     );
     // The name sorts nearly as the word does (exactly, unless one word begins another), so
     // the words that fit are found by bisection and each is checked after.
+    // A token that begins with `test` keeps it (`lexicon::runner_prefix`); the prefix does
+    // not change how the spare words sort.
+    let prefix = runner_prefix(token);
+    let image = |w: &str| format!("{prefix}{w}");
+    let bare = old.strip_prefix(prefix).unwrap_or(&old);
     let shown = |r: &mut Renamer, w: &str| {
-        r.rebind(token, w);
+        r.rebind(token, &image(w));
         view(r, views.name(d[k]))
     };
     let words = std::mem::take(&mut spare.sorted);
@@ -443,7 +450,7 @@ fn redraw(
     let mut order: Vec<(usize, usize, usize)> = (from..to)
         .map(|i| {
             (
-                spare.sorted[i].0.len().abs_diff(old.len()),
+                spare.sorted[i].0.len().abs_diff(bare.len()),
                 spare.sorted[i].1,
                 i,
             )
@@ -471,7 +478,8 @@ fn redraw(
     // Only names that contain the token, its old word or the word tried can show otherwise
     // than the cache says.
     let disorder = |r: &Renamer, tried: &str| {
-        let keys = [token, old.as_str(), tried];
+        let tried = image(tried);
+        let keys = [token, old.as_str(), tried.as_str()];
         let fresh: std::collections::HashMap<usize, Vec<u8>> = at
             .iter()
             .filter(|&&j| views.reaches(d[j], &keys))
@@ -481,13 +489,13 @@ fn redraw(
         pairs.iter().filter(|&&(i, j)| v(i) >= v(j)).count()
     };
     renamer.rebind(token, &old);
-    let was = disorder(renamer, &old);
+    let was = disorder(renamer, bare);
     for &(_, _, i) in order.iter().take(TRIES) {
         let me = shown(renamer, &spare.sorted[i].0);
         let between = lo.is_none_or(|l| l < me.as_slice()) && hi.is_none_or(|h| me.as_slice() < h);
         if between && disorder(renamer, &spare.sorted[i].0) <= was {
             spare.sorted.remove(i);
-            spare.give(old);
+            spare.give(bare.to_string());
             return true;
         }
     }
@@ -610,6 +618,40 @@ mod tests {
             None,
             "the old word is bound to nothing"
         );
+    }
+
+    #[test]
+    fn a_token_a_runner_collects_keeps_its_prefix_when_moved() {
+        // `testglob` (wcmatch's class `Testglob`) is drawn a word that sorts after
+        // `testkit`, a kept name: its spare word must put it back before `testkit` and still
+        // begin with `test`.
+        let mut r = renamer(&[("testglob", "testzebra")], &[]);
+        let dir = names(&["testglob_a.py", "testkit_a.py"]);
+        assert!(
+            !sorted_the_same(&r, &dir),
+            "{:?}",
+            dir.iter()
+                .map(|n| String::from_utf8(view(&r, n)).unwrap())
+                .collect::<Vec<_>>()
+        );
+        let spare = names(&["yak", "cobra", "emu", "apple"]);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
+        assert!(sorted_the_same(&r, &dir), "{:?}", r.word_of("testglob"));
+        // Of the words before `kit` the nearest in length to `zebra`, first in seeded order.
+        assert_eq!(r.word_of("testglob"), Some("testcobra"));
+        assert_eq!(rep.redrawn, 1);
+        // The old word went back to the pool without its prefix: nothing is bound to it.
+        assert_eq!(r.word_of("testzebra"), None);
+        // A word of its length without the prefix is never exchanged to it: `vase` moves.
+        let mut r = renamer(&[("testglob", "testzebra"), ("vase", "applecart")], &[]);
+        let dir = names(&["testglob_a.py", "vase_a.py"]);
+        assert!(!sorted_the_same(&r, &dir));
+        let spare = names(&["zucchinis"]);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
+        assert!(sorted_the_same(&r, &dir));
+        assert_eq!(rep.exchanged, 0);
+        assert_eq!(r.word_of("testglob"), Some("testzebra"));
+        assert_eq!(r.word_of("vase"), Some("zucchinis"));
     }
 
     #[test]
