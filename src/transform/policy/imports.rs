@@ -69,26 +69,51 @@ pub fn imports_in_runs(src: &[u8], all: &[lexer::Run]) -> Vec<Import> {
                 }
                 if j < runs.len() && word(j) == "import" {
                     j += 1;
+                    let mut end = StatementEnd::default();
                     j = names_skipping_aliases(
                         j,
                         runs.len(),
                         &word,
-                        |k| ends_statement(gap(k)),
+                        |k| end.ends(gap(k)),
                         &mut imp.names,
                     );
                 }
                 out.push(imp);
             } else {
-                // import a.b.c as d, e
+                // import a.b.c as d, e: one import per module (`import os, mypkg` does not
+                // make `mypkg` a part of `os`).
                 let first = j;
+                let mut end = StatementEnd::default();
                 j = names_skipping_aliases(
                     j,
                     runs.len(),
                     &word,
-                    |k| k != first && ends_statement(gap(k)),
-                    &mut imp.module,
+                    |k| k != first && end.ends(gap(k)),
+                    &mut Vec::new(),
                 );
-                out.push(imp);
+                let mut alias = false;
+                let mut modules: Vec<Vec<String>> = vec![Vec::new()];
+                for k in first..j {
+                    if k != first && code_bytes(gap(k)).any(|b| b == b',') {
+                        modules.push(Vec::new());
+                    }
+                    match (word(k), modules.last_mut()) {
+                        ("as", _) => alias = true,
+                        _ if alias => alias = false,
+                        (w, Some(m)) => m.push(w.to_string()),
+                        (_, None) => {}
+                    }
+                }
+                out.extend(
+                    modules
+                        .into_iter()
+                        .filter(|m| !m.is_empty())
+                        .map(|module| Import {
+                            level: 0,
+                            module,
+                            names: Vec::new(),
+                        }),
+                );
             }
             i = j.max(i + 1);
             continue;
@@ -104,7 +129,7 @@ fn names_skipping_aliases<'s>(
     mut j: usize,
     n: usize,
     word: &impl Fn(usize) -> &'s str,
-    stop: impl Fn(usize) -> bool,
+    mut stop: impl FnMut(usize) -> bool,
     out: &mut Vec<String>,
 ) -> usize {
     let mut expect_alias = false;
@@ -122,19 +147,46 @@ fn names_skipping_aliases<'s>(
     j
 }
 
-/// Whether the bytes between two runs end an import statement: a newline outside brackets
-/// (we do not track depth across runs, so a newline ends it unless parentheses are open or a
-/// backslash continues the line) or a semicolon.
-fn ends_statement(gap: &[u8]) -> bool {
-    if gap.contains(&b';') {
-        return true;
+/// Where an import statement ends, read from the bytes between its runs: a newline or `;`
+/// outside brackets, unless a backslash continues the line. Comments are skipped: a comment
+/// between `import x` and the next line (`# ... (or modules ...), ...`) holds brackets and
+/// commas that are not code, and reading them as code ran the statement on over the lines
+/// after it (`sys.path.insert` read as a module).
+#[derive(Default)]
+struct StatementEnd {
+    depth: usize,
+}
+
+impl StatementEnd {
+    /// Whether `gap` ends the statement, given the brackets opened before it.
+    fn ends(&mut self, gap: &[u8]) -> bool {
+        let mut continued = false;
+        for b in code_bytes(gap) {
+            match b {
+                b'(' | b'[' => self.depth += 1,
+                b')' | b']' => self.depth = self.depth.saturating_sub(1),
+                b';' if self.depth == 0 => return true,
+                b'\\' => continued = true,
+                b'\n' | b'\r' if self.depth == 0 && !continued => return true,
+                b'\n' | b'\r' => continued = false,
+                b' ' | b'\t' => {}
+                _ => continued = false,
+            }
+        }
+        false
     }
-    let has_nl = gap.iter().any(|b| *b == b'\n' || *b == b'\r');
-    if !has_nl {
-        return false;
-    }
-    // Inside `( ... )` newlines continue the statement; a gap holding `(` or `,` before the
-    // newline means we are in a parenthesized list.
-    let cont = gap.iter().any(|b| *b == b'(' || *b == b',' || *b == b'\\');
-    !cont
+}
+
+/// The bytes of a gap between runs with every comment left out (the newline ending a
+/// comment stays).
+fn code_bytes(gap: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    let mut comment = false;
+    gap.iter().copied().filter(move |&b| {
+        match b {
+            b'#' => comment = true,
+            b'\n' | b'\r' => comment = false,
+            _ => {}
+        }
+        !comment
+    })
 }

@@ -4,15 +4,17 @@ use super::*;
 fn finds_imports() {
     let src = b"import os.path as p, sys\nfrom collections import (OrderedDict,\n    defaultdict as dd)\nfrom . import sibling\nfrom ..pkg.mod import thing; x = 1\n";
     let imps = imports(src);
-    assert_eq!(imps.len(), 4, "{imps:?}");
-    assert_eq!(imps[0].module, ["os", "path", "sys"]);
-    assert_eq!(imps[1].module, ["collections"]);
-    assert_eq!(imps[1].names, ["OrderedDict", "defaultdict"]);
-    assert_eq!(imps[2].level, 1);
-    assert_eq!(imps[2].names, ["sibling"]);
-    assert_eq!(imps[3].level, 2);
-    assert_eq!(imps[3].module, ["pkg", "mod"]);
-    assert_eq!(imps[3].names, ["thing"]);
+    assert_eq!(imps.len(), 5, "{imps:?}");
+    // One import per module of a comma list: `sys` is no part of `os`.
+    assert_eq!(imps[0].module, ["os", "path"]);
+    assert_eq!(imps[1].module, ["sys"]);
+    assert_eq!(imps[2].module, ["collections"]);
+    assert_eq!(imps[2].names, ["OrderedDict", "defaultdict"]);
+    assert_eq!(imps[3].level, 1);
+    assert_eq!(imps[3].names, ["sibling"]);
+    assert_eq!(imps[4].level, 2);
+    assert_eq!(imps[4].module, ["pkg", "mod"]);
+    assert_eq!(imps[4].names, ["thing"]);
 }
 
 #[test]
@@ -792,4 +794,15 @@ fn a_file_named_by_the_rest_of_a_name_the_code_cuts_follows_the_name() {
         ..tree(&own, &defined)
     };
     assert!(!analyze(&input).code_runs.contains("stylesheet"));
+}
+
+/// A comment after an import holds brackets and commas that are no code: more-itertools'
+/// `docs/conf.py` had `sys.path.insert` read as a module of the import before it.
+#[test]
+fn an_import_ends_at_its_line_whatever_the_comments_after_it_hold() {
+    let src = b"import sys, os\nimport theme\n\n# (or modules to document), add them\nsys.path.insert(0, os.path.abspath('..'))\nfrom pkg import (a,  # note, (x\n    b,\n)\nimport mine\nwith open('f', 'rt') as source:\n    pass\n";
+    let imps = imports(src);
+    let modules: Vec<String> = imps.iter().map(|i| i.module.join(".")).collect();
+    assert_eq!(modules, ["sys", "os", "theme", "pkg", "mine"], "{imps:?}");
+    assert_eq!(imps[3].names, ["a", "b"]);
 }
