@@ -7,6 +7,7 @@
 pub mod bind;
 pub mod catalog;
 pub mod defs;
+pub mod encoded;
 pub mod formats;
 pub mod layout;
 pub mod lexer;

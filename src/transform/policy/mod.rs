@@ -676,8 +676,20 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     // Names stored in binary files: only those the rest of the repository also holds matter
     // (frozen runs are looked up where they occur), which keeps the scan's output small.
-    let binary_runs: HashSet<&str> = input
+    // Data written into the source in an encoding (`transform::encoded`: pickles, base64 text)
+    // stores names as a binary file does.
+    let encoded: Vec<Vec<u8>> = input
+        .python
+        .par_iter()
+        .flat_map_iter(|(_, src)| super::encoded::hidden_data(src))
+        .collect();
+    let stored: Vec<&[u8]> = input
         .binary
+        .iter()
+        .copied()
+        .chain(encoded.iter().map(Vec::as_slice))
+        .collect();
+    let binary_runs: HashSet<&str> = stored
         .par_iter()
         .flat_map_iter(|b| {
             // A gettext catalog is looked up by its original strings only (`catalog`).

@@ -430,6 +430,43 @@ fn catalogs_freeze_only_their_original_strings() {
     assert_eq!(f.frozen_runs.get("Warenkorb"), Some(&FreezeReason::Binary));
 }
 
+/// A pickle written into the source (pygtrie's tests load base64 pickles of its classes,
+/// pytz's load protocol-0 text) names the module and class `pickle.loads` imports: they stay,
+/// as a binary file's stored names do, while a name only the code uses is renamed.
+#[test]
+fn pickles_in_the_source_freeze_the_names_they_hold() {
+    let own = set(&["pkg"]);
+    let defined = set(&["Trie", "Forest", "pkg"]);
+    let env = set(&["pickle", "base64"]);
+    let lib: &[u8] = b"class Trie:\n    pass\n\nclass Forest:\n    pass\n";
+    // `base64.b64encode(pickle.dumps(pkg.Trie(), 3))`, checked with Python 3.11.
+    let test: &[u8] = b"import pickle\nimport base64\nimport pkg\n\ndef test_old():\n    data = ('gANjcGtn'\n            'ClRyaWUKcQApgXEBLg==')\n    assert isinstance(pickle.loads(base64.b64decode(data)), pkg.Trie)\n    assert pkg.Forest\n";
+    let input = PolicyInput {
+        python: vec![("pkg.py", lib), ("test_pkg.py", test)],
+        text: vec![],
+        binary: vec![],
+        names: vec!["pkg.py", "test_pkg.py"],
+        env_modules: &env,
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("pkg"), Some(&FreezeReason::Binary));
+    assert_eq!(f.frozen_runs.get("Trie"), Some(&FreezeReason::Binary));
+    assert!(f.owned_runs.contains("Forest"), "{:?}", f.frozen_runs);
+    // Without the pickle, both are the repository's to rename.
+    let plain: &[u8] = b"import pickle\nimport base64\nimport pkg\n\ndef test_old():\n    assert pkg.Trie and pkg.Forest\n";
+    let input = PolicyInput {
+        python: vec![("pkg.py", lib), ("test_pkg.py", plain)],
+        ..input
+    };
+    let f = analyze(&input);
+    assert!(
+        f.owned_runs.contains("pkg") && f.owned_runs.contains("Trie"),
+        "{:?}",
+        f.frozen_runs
+    );
+}
+
 /// Every extension of a name in the tree is frozen wherever it appears: file names keep
 /// their extensions, and code builds or reads them as data (`name + ".toml"`,
 /// `case["toml"]`), so a package named like one keeps that word.
@@ -795,7 +832,6 @@ fn a_file_named_by_the_rest_of_a_name_the_code_cuts_follows_the_name() {
     };
     assert!(!analyze(&input).code_runs.contains("stylesheet"));
 }
-
 /// A comment after an import holds brackets and commas that are no code: more-itertools'
 /// `docs/conf.py` had `sys.path.insert` read as a module of the import before it.
 #[test]
