@@ -456,10 +456,21 @@ pub fn env_fingerprint(python: &Path) -> Result<String, BundleError> {
     Ok(hex(&h.finalize()[..16]))
 }
 
+/// Where the scan of the environment with fingerprint `key` is cached in `cache_dir`.
+pub fn env_scan_cache_file(cache_dir: &Path, key: &str) -> PathBuf {
+    cache_dir.join(format!("env-{key}.json"))
+}
+
+/// A scan of the environment of `python` that ignores every cache: the bytes
+/// [`env_scan`] caches.
+pub fn env_scan_fresh(python: &Path) -> Result<Vec<u8>, BundleError> {
+    run_envscan(python, &["scan"])
+}
+
 /// Scan (or load from the cache) the names the environment of `python` defines.
 pub fn env_scan(python: &Path, cache_dir: Option<&Path>) -> Result<EnvScan, BundleError> {
     let key = env_fingerprint(python)?;
-    let cached = cache_dir.map(|d| d.join(format!("env-{key}.json")));
+    let cached = cache_dir.map(|d| env_scan_cache_file(d, &key));
     let loaded = cached
         .as_ref()
         .and_then(|c| std::fs::read(c).ok())
@@ -468,7 +479,7 @@ pub fn env_scan(python: &Path, cache_dir: Option<&Path>) -> Result<EnvScan, Bund
         Some(scan) => scan,
         None => {
             tracing::info!("scanning the Python environment of {}", python.display());
-            let out = run_envscan(python, &["scan"])?;
+            let out = env_scan_fresh(python)?;
             let scan: EnvScan = serde_json::from_slice(&out).map_err(|e| {
                 BundleError::Python(format!("environment scan gave bad output: {e}"))
             })?;

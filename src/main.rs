@@ -19,6 +19,9 @@ enum Command {
     Export(ExportArgs),
     /// Build the view's bundle offline: summary of what is renamed and frozen, `--out` saves it.
     Map(cli::map::MapArgs),
+    /// Scan a Python environment into the scan cache ahead of any mount (at image build time).
+    #[command(name = "scan-env")]
+    ScanEnv(cli::scan_env::ScanEnvArgs),
     /// A guided tour: mount a sample project's view, grep it, run its tests, edit through it.
     Demo(cli::demo::DemoArgs),
     /// Translate text on standard input (a problem statement, a traceback, a test id).
@@ -98,6 +101,7 @@ fn main() {
         Command::Patch(a) => cli::patch::patch(a),
         Command::Demo(a) => cli::demo::demo(a),
         Command::Map(a) => cli::map::map(a),
+        Command::ScanEnv(a) => cli::scan_env::scan_env(a),
         Command::Verify(a) => cli::verify::verify(a),
         Command::Repoint(a) => cli::repoint::repoint(a),
     };

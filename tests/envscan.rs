@@ -531,3 +531,49 @@ fn modules_reach_the_pickers_they_import() {
     assert_eq!(reach("lazy.picky"), ["lazy.picky".to_string()]);
     assert!(reach("lazy").is_empty());
 }
+
+/// `schrodinger scan-env` fills the cache a mount reads (at image build time), says when the
+/// cache already holds the environment, and `--check` compares a fresh scan with the cached
+/// one: equal for an unchanged environment, a failure when the cache holds something else.
+#[test]
+fn scan_env_fills_the_cache_and_checks_it() {
+    let d = tempfile::tempdir().unwrap();
+    let venv = d.path().join("venv");
+    let made = Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let cache = d.path().join("cache");
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_schrodinger"))
+            .arg("scan-env")
+            .arg("--python")
+            .arg(venv.join("bin/python"))
+            .arg("--cache-dir")
+            .arg(&cache)
+            .args(extra)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    };
+    let (ok, text) = run(&[]);
+    assert!(ok && text.contains("scanned in"), "{text}");
+    let files: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1, "{text}");
+    let cached = files[0].path();
+    // What a mount would load: the cached scan parses as one.
+    let scan: EnvScan = serde_json::from_slice(&std::fs::read(&cached).unwrap()).unwrap();
+    assert!(scan.modules.iter().any(|m| m == "json"));
+    let (ok, text) = run(&[]);
+    assert!(ok && text.contains("already cached"), "{text}");
+    let (ok, text) = run(&["--check"]);
+    assert!(ok && text.contains("holds the same data"), "{text}");
+    // A cache holding something else fails the check.
+    std::fs::write(&cached, "{\"modules\": []}").unwrap();
+    let (ok, text) = run(&["--check"]);
+    assert!(!ok && text.contains("differs"), "{text}");
+}

@@ -7,6 +7,7 @@ pub mod mount;
 pub mod patch;
 pub mod repoint;
 pub mod run;
+pub mod scan_env;
 pub mod statement;
 pub mod trace;
 pub mod translate;
