@@ -64,6 +64,18 @@ pub enum FreezeReason {
     /// The lower case of hyphenated data the tree holds capitalised (`last-translator`
     /// beside the header `Last-Translator`): code compares it with that data lowercased.
     Data,
+    /// Spelled in a C, C++ or Cython source of the tree, which a compiler reads by name.
+    Compiled,
+}
+
+/// Sources a compiler reads (C and C++ sources and headers, Cython modules and
+/// declarations), by their extension.
+pub fn is_compiled_source(path: &str) -> bool {
+    const EXTENSIONS: &[&str] = &[
+        "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "pyx", "pxd", "pxi",
+    ];
+    path.rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.ends_with('/') && EXTENSIONS.contains(&ext))
 }
 
 /// Keywords never change.
@@ -712,6 +724,25 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             f.frozen_runs
                 .entry(run.to_string())
                 .or_insert(FreezeReason::Binary);
+        }
+    }
+    // A compiler reads C, C++ and Cython sources by name: their types, macros and functions
+    // are C's (`long long`, `LLONG_MAX`), and the names they share with Python (an
+    // attribute looked up with `PyObject_GetAttrString`, a module's `PyInit_` function and
+    // its dotted `tp_name`) must match what the compiled module is imported and called by.
+    for (path, src) in &input.text {
+        if !is_compiled_source(path) {
+            continue;
+        }
+        for r in lexer::text_runs(src) {
+            let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
+                continue;
+            };
+            if owned_tokens(run).next().is_some() && !input.env_names.contains(run) {
+                f.frozen_runs
+                    .entry(run.to_string())
+                    .or_insert(FreezeReason::Compiled);
+            }
         }
     }
     // An upper-case word of outside data in a string (`"DOUBLE-STRUCK CAPITAL N"`, a Unicode

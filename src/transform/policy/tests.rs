@@ -467,6 +467,29 @@ fn pickles_in_the_source_freeze_the_names_they_hold() {
     );
 }
 
+/// A C source is compiled by name: simplejson's `_speedups.c` declares `long long` and looks
+/// up `for_json` on Python objects. Renamed there, the extension did not build in the view.
+#[test]
+fn names_a_c_source_spells_stay() {
+    let own = set(&["pkg"]);
+    let defined = set(&["for_json", "long", "Encoder", "pkg"]);
+    let py: &[u8] =
+        b"long = int\n\nclass Encoder:\n    def for_json(self):\n        return long(1)\n";
+    let c: &[u8] = b"static long long limit = LLONG_MAX;\nPyObject *m = PyObject_GetAttrString(o, \"for_json\");\n";
+    let input = PolicyInput {
+        python: vec![("pkg/__init__.py", py)],
+        text: vec![("pkg/_speedups.c", c)],
+        binary: vec![],
+        names: vec!["pkg", "__init__.py", "_speedups.c"],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("long"), Some(&FreezeReason::Compiled));
+    assert_eq!(f.frozen_runs.get("for_json"), Some(&FreezeReason::Compiled));
+    assert!(f.owned_runs.contains("Encoder"), "{:?}", f.frozen_runs);
+    assert!(is_compiled_source("src/ext/mod.pyx") && !is_compiled_source("docs/c"));
+}
+
 /// Every extension of a name in the tree is frozen wherever it appears: file names keep
 /// their extensions, and code builds or reads them as data (`name + ".toml"`,
 /// `case["toml"]`), so a package named like one keeps that word.
