@@ -8,6 +8,7 @@
 //! - base64 text of JSON or other text (pyjwt's tokens, `header.payload.signature`, each
 //!   part base64url of a JSON object whose `"typ": "JWT"` a test compares with its literal
 //!   `"JWT"`).
+//!
 //! The view cannot change names inside such data (the encoding hides them, and a pickle's
 //! framing counts bytes), so they are treated as a binary file's stored names are: frozen
 //! (`policy`, `FreezeReason::Binary`).
