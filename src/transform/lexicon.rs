@@ -174,7 +174,7 @@ mod tests {
     fn a_token_a_runner_collects_keeps_its_prefix() {
         // `Testglob` is a pytest class (one token): shown as `Trillion` it is not collected.
         let toks = set(&["testglob", "testing", "glob", "contest", "tested"]);
-        // The first free word for `testglob` would make a repository token: skipped.
+        // An image that is an excluded word is never given, prefixed or not.
         let ex = set(&["testapple"]);
         for seed in 0..20 {
             let (m, left) = assign(&toks, &ex, seed);
