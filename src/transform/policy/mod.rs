@@ -68,24 +68,6 @@ pub enum FreezeReason {
     Compiled,
 }
 
-/// Every span of `run` that starts and ends with an underscore (`_excepting_` and
-/// `_excepting_IndexError_` of `getzero_excepting_IndexError_or_KeyError`).
-fn underscored_spans(run: &str) -> Vec<&str> {
-    let at: Vec<usize> = run
-        .bytes()
-        .enumerate()
-        .filter(|&(_, b)| b == b'_')
-        .map(|(i, _)| i)
-        .collect();
-    let mut out = Vec::new();
-    for (k, &a) in at.iter().enumerate() {
-        for &b in &at[k + 1..] {
-            out.push(&run[a..=b]);
-        }
-    }
-    out
-}
-
 /// Sources a compiler reads (C and C++ sources and headers, Cython modules and
 /// declarations), by their extension.
 pub fn is_compiled_source(path: &str) -> bool {
@@ -815,37 +797,19 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Django's `"django_%s_template_" % kind` is a temporary directory's prefix. Its string
     // keeps the fragment (a run that is no code name), and every other literal that builds
     // the same family keeps it alike, so its tokens need not stay elsewhere.
-    // A member starts or ends with the fixed part, or holds it between two run-time parts
-    // (toolz's `'%s_excepting_%s'` builds `getzero_excepting_IndexError_or_KeyError`, which
-    // a test spells). A literal's own run is no member (`s_template_`, lexed from
-    // `%s_template_`).
-    let (builds, inner): (HashSet<(&str, bool)>, HashSet<&str>) = {
+    // A literal's own run is no member (`s_template_`, lexed from `%s_template_`).
+    let builds: HashSet<(&str, bool)> = {
         let index = FragmentIndex::new(fragments.iter());
         let own: HashSet<&str> = fragments.iter().map(|fr| fr.run.as_str()).collect();
-        let middles: HashSet<&str> = fragments
+        all_runs
             .iter()
-            .map(|fr| fr.text.as_str())
-            .filter(|t| t.len() > 2 && t.starts_with('_') && t.ends_with('_'))
-            .collect();
-        let members = || {
-            all_runs
-                .iter()
-                .chain(fixed_text_runs.iter())
-                .filter(|run| !own.contains(*run))
-        };
-        let ends = members()
+            .chain(fixed_text_runs.iter())
+            .filter(|run| !own.contains(*run))
             .flat_map(|run| index.matches(run))
             .map(|m| (m.fixed, m.prefix))
-            .collect();
-        let inner = members()
-            .flat_map(|run| underscored_spans(run))
-            .filter(|span| middles.contains(span))
-            .collect();
-        (ends, inner)
+            .collect()
     };
-    fragments.retain(|fr| {
-        builds.contains(&(fr.text.as_str(), fr.prefix)) || inner.contains(fr.text.as_str())
-    });
+    fragments.retain(|fr| builds.contains(&(fr.text.as_str(), fr.prefix)));
     for t in fragments.iter().flat_map(Fragment::tokens) {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
     }
