@@ -791,25 +791,6 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .map(str::to_string)
         .collect();
     fragments.retain(|fr| !whole.contains(&fr.run));
-    // A fragment freezes its tokens so that the names it builds at run time still meet the
-    // names the tree spells (`"visit_" + kind` and `def visit_Name`). One whose family has no
-    // member anywhere in the tree (code, strings, comments, text files, paths) meets none:
-    // Django's `"django_%s_template_" % kind` is a temporary directory's prefix. Its string
-    // keeps the fragment (a run that is no code name), and every other literal that builds
-    // the same family keeps it alike, so its tokens need not stay elsewhere.
-    // A literal's own run is no member (`s_template_`, lexed from `%s_template_`).
-    let builds: HashSet<(&str, bool)> = {
-        let index = FragmentIndex::new(fragments.iter());
-        let own: HashSet<&str> = fragments.iter().map(|fr| fr.run.as_str()).collect();
-        all_runs
-            .iter()
-            .chain(fixed_text_runs.iter())
-            .filter(|run| !own.contains(*run))
-            .flat_map(|run| index.matches(run))
-            .map(|m| (m.fixed, m.prefix))
-            .collect()
-    };
-    fragments.retain(|fr| builds.contains(&(fr.text.as_str(), fr.prefix)));
     for t in fragments.iter().flat_map(Fragment::tokens) {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
     }
