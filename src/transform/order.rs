@@ -173,23 +173,16 @@ impl<'a> Views<'a> {
     /// The map's entries for `keys` changed: the views that contain one of them are stale.
     fn changed(&mut self, keys: &[&str]) {
         for k in keys {
-            // A key shorter than a window is never looked up by the renamer; all names are
-            // checked for it all the same.
-            let all: Vec<usize>;
-            let ids: &[usize] = match k.as_bytes() {
-                [a, b, c, ..] => match self.by_window.get(&[*a, *b, *c]) {
-                    Some(ids) => ids,
-                    None => continue,
-                },
-                _ => {
-                    all = (0..self.names.len()).collect();
-                    &all
+            let [a, b, c, ..] = k.as_bytes() else {
+                // A key shorter than a window is never looked up by the renamer; all names
+                // are checked for it all the same.
+                for i in 0..self.names.len() {
+                    self.stale[i] |= self.lower[i].contains(*k);
                 }
+                continue;
             };
-            for &i in ids {
-                if self.lower[i].contains(*k) {
-                    self.stale[i] = true;
-                }
+            for &i in self.by_window.get(&[*a, *b, *c]).into_iter().flatten() {
+                self.stale[i] |= self.lower[i].contains(*k);
             }
         }
     }
@@ -425,13 +418,13 @@ fn redraw(
         before.map(|j| views.of(d[j])),
         after.map(|j| views.of(d[j])),
     );
-    // The name sorts nearly as the word does (exactly, unless one word begins another), so
-    // the words that fit are found by bisection and each is checked after.
     // A token that begins with `test` keeps it (`lexicon::runner_prefix`); the prefix does
     // not change how the spare words sort.
     let prefix = runner_prefix(token);
     let image = |w: &str| format!("{prefix}{w}");
     let bare = old.strip_prefix(prefix).unwrap_or(&old);
+    // The name sorts nearly as the word does (exactly, unless one word begins another), so
+    // the words that fit are found by bisection and each is checked after.
     let shown = |r: &mut Renamer, w: &str| {
         r.rebind(token, &image(w));
         view(r, views.name(d[k]))

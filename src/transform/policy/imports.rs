@@ -70,13 +70,16 @@ pub fn imports_in_runs(src: &[u8], all: &[lexer::Run]) -> Vec<Import> {
                 if j < runs.len() && word(j) == "import" {
                     j += 1;
                     let mut end = StatementEnd::default();
+                    let mut groups = Vec::new();
                     j = names_skipping_aliases(
                         j,
                         runs.len(),
                         &word,
                         |k| end.ends(gap(k)),
-                        &mut imp.names,
+                        |k| gap(k),
+                        &mut groups,
                     );
+                    imp.names = groups.into_iter().flatten().collect();
                 }
                 out.push(imp);
             } else {
@@ -84,36 +87,20 @@ pub fn imports_in_runs(src: &[u8], all: &[lexer::Run]) -> Vec<Import> {
                 // make `mypkg` a part of `os`).
                 let first = j;
                 let mut end = StatementEnd::default();
+                let mut modules = Vec::new();
                 j = names_skipping_aliases(
                     j,
                     runs.len(),
                     &word,
                     |k| k != first && end.ends(gap(k)),
-                    &mut Vec::new(),
+                    |k| gap(k),
+                    &mut modules,
                 );
-                let mut alias = false;
-                let mut modules: Vec<Vec<String>> = vec![Vec::new()];
-                for k in first..j {
-                    if k != first && code_bytes(gap(k)).any(|b| b == b',') {
-                        modules.push(Vec::new());
-                    }
-                    match (word(k), modules.last_mut()) {
-                        ("as", _) => alias = true,
-                        _ if alias => alias = false,
-                        (w, Some(m)) => m.push(w.to_string()),
-                        (_, None) => {}
-                    }
-                }
-                out.extend(
-                    modules
-                        .into_iter()
-                        .filter(|m| !m.is_empty())
-                        .map(|module| Import {
-                            level: 0,
-                            module,
-                            names: Vec::new(),
-                        }),
-                );
+                out.extend(modules.into_iter().map(|module| Import {
+                    level: 0,
+                    module,
+                    names: Vec::new(),
+                }));
             }
             i = j.max(i + 1);
             continue;
@@ -124,25 +111,35 @@ pub fn imports_in_runs(src: &[u8], all: &[lexer::Run]) -> Vec<Import> {
 }
 
 /// Collect the names from run `j` on until `stop(k)` says run `k` starts a new statement,
-/// leaving out the alias after each `as`; returns the index after the last name.
+/// leaving out the alias after each `as`, one group per comma-separated item (`gap(k)` is
+/// the source between run `k` and the one before); returns the index after the last name.
 fn names_skipping_aliases<'s>(
     mut j: usize,
     n: usize,
     word: &impl Fn(usize) -> &'s str,
     mut stop: impl FnMut(usize) -> bool,
-    out: &mut Vec<String>,
+    gap: impl Fn(usize) -> &'s [u8],
+    out: &mut Vec<Vec<String>>,
 ) -> usize {
+    let first = j;
     let mut expect_alias = false;
+    let mut group: Vec<String> = Vec::new();
     while j < n && !stop(j) {
+        if j != first && code_bytes(gap(j)).any(|b| b == b',') && !group.is_empty() {
+            out.push(std::mem::take(&mut group));
+        }
         let x = word(j);
         if x == "as" {
             expect_alias = true;
         } else if expect_alias {
             expect_alias = false;
         } else {
-            out.push(x.to_string());
+            group.push(x.to_string());
         }
         j += 1;
+    }
+    if !group.is_empty() {
+        out.push(group);
     }
     j
 }
