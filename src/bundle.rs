@@ -562,6 +562,42 @@ fn is_identifier(s: &str) -> bool {
         && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
 }
 
+/// The outside programs the repository's Python files start by name
+/// (`transform::programs`), among the environment's programs (`EnvScan::executables`): for
+/// each, the files that start it and the bytes of its file and libraries. Not the
+/// repository's own commands (named after its import roots or its definitions, as an
+/// editable install puts them on `PATH`) nor a Python interpreter (whose names the scan
+/// already has).
+fn programs_run_by<'a>(
+    python: &[(&'a str, &[u8])],
+    env: &EnvScan,
+    interpreter: &Path,
+    own: &BTreeSet<String>,
+    defined: &BTreeSet<String>,
+) -> Vec<(Vec<&'a str>, Vec<Vec<u8>>)> {
+    let runs: Vec<(&str, BTreeSet<String>)> = python
+        .par_iter()
+        .map(|(path, src)| (*path, crate::transform::programs::programs_run(src)))
+        .filter(|(_, found)| !found.is_empty())
+        .collect();
+    let mut by_program: BTreeMap<&str, Vec<&'a str>> = BTreeMap::new();
+    for (path, found) in &runs {
+        for name in found {
+            by_program.entry(name).or_default().push(path);
+        }
+    }
+    by_program
+        .into_iter()
+        .filter(|(n, _)| env.executables.binary_search(&n.to_string()).is_ok())
+        .filter(|(n, _)| !own.contains(*n) && !defined.contains(*n) && !n.starts_with("python"))
+        .filter_map(|(n, files)| {
+            let p = crate::programs::locate(n, interpreter)?;
+            tracing::info!(program = %p.display(), "reading a program the repository runs");
+            Some((files, crate::programs::program_bytes(&p)))
+        })
+        .collect()
+}
+
 /// Fingerprint of the visible tree: paths and contents.
 pub fn tree_fingerprint(tree: &Tree) -> String {
     let mut h = Sha256::new();
@@ -655,10 +691,15 @@ pub fn build_with_env(
                 .map(|e| e.to_ascii_lowercase()),
         )
         .collect();
+    let programs = programs_run_by(&python, env, &opts.python, &own, &defined);
     let input = PolicyInput {
         python,
         text,
         binary,
+        programs: programs
+            .iter()
+            .map(|(files, bytes)| (files.clone(), bytes.iter().map(Vec::as_slice).collect()))
+            .collect(),
         names,
         own_modules: &own,
         env_modules: &env_modules,

@@ -17,6 +17,7 @@ pub mod listed;
 pub mod order;
 pub mod patterns;
 pub mod policy;
+pub mod programs;
 pub mod rename;
 pub mod reorder;
 pub mod scope;

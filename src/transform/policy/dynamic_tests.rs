@@ -16,6 +16,7 @@ pub(super) fn one_file<'a>(
         python: vec![("pkg/mod.py", src)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec![],
         own_modules: &NONE,
         env_modules: &NONE,
@@ -128,6 +129,7 @@ def loader(templates):
     let names = set(&["name"]);
     let input = PolicyInput {
         binary: vec![zip],
+        programs: vec![],
         ..one_file(src, &names, &defined)
     };
     let f = analyze(&input);

@@ -66,6 +66,10 @@ pub enum FreezeReason {
     Data,
     /// Spelled in a C, C++ or Cython source of the tree, which a compiler reads by name.
     Compiled,
+    /// A word of an outside program that a file running it spells in a string (`openssl`'s
+    /// format `der`, its curve `secp112r1`): the command lines it is given and the output
+    /// compared are the program's words.
+    Program,
 }
 
 /// Sources a compiler reads (C and C++ sources and headers, Cython modules and
@@ -171,6 +175,10 @@ pub struct PolicyInput<'a> {
     pub text: Vec<(&'a str, &'a [u8])>,
     /// Binary files: served unchanged, so the names stored in them must not change.
     pub binary: Vec<&'a [u8]>,
+    /// The outside programs the repository runs (`transform::programs`): for each, the
+    /// Python files (paths as in `python`) that start it, and the bytes of its file and
+    /// libraries.
+    pub programs: Vec<(Vec<&'a str>, Vec<&'a [u8]>)>,
     /// Every path component in the tree (file and directory names).
     pub names: Vec<&'a str>,
     /// Module and package names the repository itself provides at its import roots.
@@ -724,6 +732,29 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             f.frozen_runs
                 .entry(run.to_string())
                 .or_insert(FreezeReason::Binary);
+        }
+    }
+    // An outside program's words where it is run: a string literal of a file that starts
+    // the program and spells a word the program holds (an option, a format, a name it prints)
+    // is the program's (`transform::programs`). Only there: a program's messages hold half
+    // the dictionary, and its words elsewhere in the repository are the repository's.
+    for (files, bytes) in &input.programs {
+        let words: HashSet<&str> = bytes.iter().flat_map(|b| identifier_runs(b)).collect();
+        for (_, src) in input.python.iter().filter(|(p, _)| files.contains(p)) {
+            for r in lexer::python_runs(src) {
+                let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
+                    continue;
+                };
+                if r.class == Class::String
+                    && words.contains(run)
+                    && owned_tokens(run).next().is_some()
+                    && !input.env_names.contains(run)
+                {
+                    f.frozen_runs
+                        .entry(run.to_string())
+                        .or_insert(FreezeReason::Program);
+                }
+            }
         }
     }
     // A compiler reads C, C++ and Cython sources by name: their types, macros and functions

@@ -35,6 +35,7 @@ fn tree<'a>(own: &'a BTreeSet<String>, defined: &'a BTreeSet<String>) -> PolicyI
         python: vec![],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec![],
         own_modules: own,
         env_modules: &NONE,
@@ -62,6 +63,7 @@ fn outside_module_is_decided_by_import_roots_not_file_names() {
         python: vec![],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec![],
         own_modules: &own,
         env_modules: &env,
@@ -107,6 +109,7 @@ fn strings_naming_configuration_keys_stay() {
         python: vec![("versioneer.py", py), ("tool.py", b"x = 1\n")],
         text: vec![("setup.cfg", cfg)],
         binary: vec![],
+        programs: vec![],
         names: vec!["versioneer.py", "tool.py", "setup.cfg"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -148,6 +151,7 @@ fn keys_of_configuration_files_stay_in_other_data() {
         python: vec![("parser.py", py)],
         text: vec![("tests/key.toml", toml), ("tests/key.json", json)],
         binary: vec![],
+        programs: vec![],
         names: vec!["parser.py", "key.toml", "key.json"],
         ..tree(&own, &defined)
     };
@@ -173,6 +177,7 @@ fn sql_keywords_and_upper_case_data_words_stay() {
         python: vec![("backend.py", py)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["backend.py"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -206,6 +211,7 @@ fn uri_schemes_stay() {
         python: vec![("links.py", py)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["links.py"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -239,6 +245,7 @@ fn upper_case_spellings_of_outside_names_stay() {
         python: vec![("checker.py", py)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["checker.py"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -276,6 +283,7 @@ fn strings_that_are_words_of_outside_data_stay() {
         python: vec![("symbology.py", py)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["symbology.py"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -308,6 +316,7 @@ fn names_stored_in_pickles_are_found() {
         python: vec![("dates.py", py)],
         text: vec![],
         binary: vec![blob],
+        programs: vec![],
         names: vec!["dates.py", "en.dat"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -344,6 +353,7 @@ fn hyphenated_names_stored_in_binary_files_are_found() {
         python: vec![("test_elf.py", py)],
         text: vec![],
         binary: vec![blob],
+        programs: vec![],
         names: vec!["test_elf.py", "musl-x86_64"],
         ..tree(&own, &defined)
     };
@@ -352,6 +362,7 @@ fn hyphenated_names_stored_in_binary_files_are_found() {
     assert!(f.owned_runs.contains("interpreter"), "{:?}", f.owned_runs);
     let text_only = PolicyInput {
         binary: vec![],
+        programs: vec![],
         ..input
     };
     assert!(analyze(&text_only).owned_runs.contains("ld_musl"));
@@ -372,6 +383,7 @@ fn codec_names_in_strings_stay() {
         python: vec![("client.py", py)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["client.py"],
         env_names: &env,
         data_words: &codecs,
@@ -412,6 +424,7 @@ fn catalogs_freeze_only_their_original_strings() {
         python: vec![("shop.py", py)],
         text: vec![],
         binary: vec![&mo],
+        programs: vec![],
         names: vec!["shop.py", "django.mo"],
         ..tree(&own, &defined)
     };
@@ -424,6 +437,7 @@ fn catalogs_freeze_only_their_original_strings() {
     not_mo[0] = 0;
     let input = PolicyInput {
         binary: vec![&not_mo],
+        programs: vec![],
         ..input
     };
     let f = analyze(&input);
@@ -445,6 +459,7 @@ fn pickles_in_the_source_freeze_the_names_they_hold() {
         python: vec![("pkg.py", lib), ("test_pkg.py", test)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["pkg.py", "test_pkg.py"],
         env_modules: &env,
         ..tree(&own, &defined)
@@ -480,6 +495,7 @@ fn names_a_c_source_spells_stay() {
         python: vec![("pkg/__init__.py", py)],
         text: vec![("pkg/_speedups.c", c)],
         binary: vec![],
+        programs: vec![],
         names: vec!["pkg", "__init__.py", "_speedups.c"],
         ..tree(&own, &defined)
     };
@@ -503,6 +519,7 @@ fn extensions_of_the_trees_names_are_frozen_everywhere() {
         python: vec![("toml/cases.py", src)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["toml", "cases.py", "tests", "books.toml", "archive.tar.gz"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -538,6 +555,7 @@ fn a_frozen_name_with_digits_is_not_owned() {
         python: vec![("shop/kinds.py", src)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["shop", "kinds.py"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -570,6 +588,7 @@ fn placeholders_are_not_tokens() {
         python: vec![("shop/kinds.py", src)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["shop", "kinds.py"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -606,6 +625,7 @@ fn analyze_freezes_by_reason_and_owns_the_rest() {
         python: vec![("shop/cart_items.py", src)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["shop", "cart_items.py"],
         own_modules: &own,
         env_modules: &env,
@@ -679,6 +699,7 @@ fn outside_names_used_only_as_locals_are_renamed() {
         ],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["shop", "cart.py", "other.py", "v.py"],
         own_modules: &own,
         env_modules: &BTreeSet::new(),
@@ -730,6 +751,7 @@ fn outside_names_used_only_as_locals_are_renamed() {
     let input = PolicyInput {
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["shop", "result.py"],
         ..input
     };
@@ -751,6 +773,7 @@ fn cores_of_dunders_in_strings_are_data() {
         python: vec![("pointer.py", module), ("setup.py", setup)],
         text: vec![],
         binary: vec![],
+        programs: vec![],
         names: vec!["pointer.py", "setup.py"],
         ..tree(&own, &defined)
     };
@@ -864,4 +887,47 @@ fn an_import_ends_at_its_line_whatever_the_comments_after_it_hold() {
     let modules: Vec<String> = imps.iter().map(|i| i.module.join(".")).collect();
     assert_eq!(modules, ["sys", "os", "theme", "pkg", "mine"], "{imps:?}");
     assert_eq!(imps[3].names, ["a", "b"]);
+}
+
+/// ecdsa's tests run `openssl pkcs8 ... -outform pem` and skip a curve unless `"secp112r1"`
+/// is among the names openssl prints: the words of a program that a file running it spells
+/// in strings stay, while the same words elsewhere, and the program's other words, are the
+/// repository's.
+#[test]
+fn words_of_a_program_stay_where_it_is_run() {
+    let own = set(&["pem", "curves", "tests"]);
+    let defined = set(&["from_pem", "secp112r1", "pkcs8_name", "signing"]);
+    let curves: &[u8] = b"secp112r1 = Curve('secp112r1')\npkcs8_name = 'signing'\n";
+    let pem: &[u8] = b"def from_pem(text):\n    return text.split('pem')\n";
+    let test: &[u8] = b"def run_openssl(cmd):\n    OPENSSL = 'openssl'\n    return subprocess.Popen([OPENSSL] + cmd.split())\n\nrun_openssl('pkcs8 -in t/key.pem -outform pem')\nskip = 'secp112r1' not in run_openssl('ecparam -list_curves')\n";
+    let openssl: &[u8] = b"\x7fELF\0pkcs8\0outform\0signing\0list_curves\0";
+    let libcrypto: &[u8] = b"\0secp112r1\0pem\0";
+    let input = PolicyInput {
+        python: vec![("curves.py", curves), ("pem.py", pem), ("tests.py", test)],
+        text: vec![],
+        binary: vec![],
+        programs: vec![(vec!["tests.py"], vec![openssl, libcrypto])],
+        names: vec!["curves.py", "pem.py", "tests.py"],
+        own_modules: &own,
+        env_modules: &BTreeSet::new(),
+        env_names: &BTreeSet::new(),
+        builtins: &BTreeSet::new(),
+        release_locals: false,
+        tree_modules: &own,
+        user: &[],
+        defined: &defined,
+        data_words: &BTreeSet::new(),
+        compared_parts: &NO_PARTS,
+        compared_words: &NO_WORDS,
+        compared_reach: &NO_WORDS,
+        annotated: &NO_NAMES,
+    };
+    let f = analyze(&input);
+    for w in ["pem", "secp112r1", "pkcs8", "outform", "list_curves"] {
+        assert_eq!(f.frozen_runs.get(w), Some(&FreezeReason::Program), "{w}");
+    }
+    // `signing` is a word of openssl, but only `curves.py` spells it, which runs nothing.
+    assert_eq!(f.frozen_runs.get("signing"), None);
+    assert!(f.owned_runs.contains("signing"), "{:?}", f.owned_runs);
+    assert!(f.owned_runs.contains("from_pem"), "{:?}", f.owned_runs);
 }
