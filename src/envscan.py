@@ -131,6 +131,13 @@ class Collector(ast.NodeVisitor):
         for stmt in node.body:
             for t in targets(stmt):
                 self.add(t)
+            # A module constant holding identifiers (`INNER_NAME = 'next_'`, a list of
+            # them) names what the code compares names with: face rejects a middleware whose
+            # first parameter is not `next_`.
+            if isinstance(stmt, ast.Assign):
+                v = stmt.value
+                for item in v.elts if isinstance(v, (ast.Tuple, ast.List, ast.Set)) else [v]:
+                    self.add(identifier_string(item))
         self.scoped(node)
 
     def visit_Attribute(self, node):
@@ -162,6 +169,14 @@ class Collector(ast.NodeVisitor):
             self.strings.add(v)
 
     def visit_Compare(self, node):
+        # An identifier compared with a value (`param.name == 'self'`, `kind in ('args',
+        # 'kwargs')`) is a name the code matches the repository's names against.
+        operands = [node.left, *node.comparators]
+        if all(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops):
+            for e in operands:
+                items = e.elts if isinstance(e, (ast.Tuple, ast.List, ast.Set)) else [e]
+                for item in items:
+                    self.add(identifier_string(item))
         # `f[:2] == 't_'`, `name[-4:] != '_opt'`, either side.
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
             a, b = node.left, node.comparators[0]
@@ -187,6 +202,14 @@ class Collector(ast.NodeVisitor):
             and self.scopes
         ):
             self.scopes[-1][1].append((subject.id, (e.value, prefix)))
+
+    def visit_Dict(self, node):
+        # A mapping keyed by identifiers is most often keyword arguments by another name
+        # (face calls a middleware with `{'posargs_': ..., 'flags_': ...}` picked by its
+        # parameter names).
+        for k in node.keys:
+            self.add(identifier_string(k))
+        self.generic_visit(node)
 
     def visit_Subscript(self, node):
         # A string key outside code looks a mapping up by (`conv["thousands_sep"]` on the

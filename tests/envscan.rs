@@ -577,3 +577,36 @@ fn scan_env_fills_the_cache_and_checks_it() {
     let (ok, text) = run(&["--check"]);
     assert!(!ok && text.contains("differs"), "{text}");
 }
+
+/// Identifiers outside code matches the repository's names against: face rejects a middleware
+/// whose first parameter is not `INNER_NAME = 'next_'` and calls it with a mapping keyed by
+/// the parameter names it provides (`'posargs_'`); a name compared with `==` or `in` is
+/// matched the same way. A string that is only printed stays free.
+#[test]
+fn identifiers_outside_code_matches_names_against_are_outside_names() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("stdlib")).unwrap();
+    write(
+        d.path(),
+        "site/face/middleware.py",
+        "INNER_NAME = 'next_'\n\
+         _BUILTIN_PROVIDES = [INNER_NAME, 'flags_', 'post_posargs_']\n\
+         def check(names, parser):\n    \
+         if names[0] != INNER_NAME or names[1] in ('cmd_', 'subcmds_'):\n        \
+         print('bad_middleware')\n    \
+         return {'posargs_': parser.posargs}\n",
+    );
+    let s = scan(d.path(), "");
+    let face = s.groups.get("face");
+    for name in [
+        "next_",
+        "flags_",
+        "post_posargs_",
+        "cmd_",
+        "subcmds_",
+        "posargs_",
+    ] {
+        assert!(has(face, name), "{name} missing");
+    }
+    assert!(!has(face, "bad_middleware"));
+}
