@@ -921,6 +921,15 @@ fn reachable_env_names(
             }
         }
     }
+    // A module the code loads by its name held in a string (jsonpickle's
+    // `load_backend('simplejson')`, `importlib.import_module("yaml")`) is imported all the
+    // same: its names are outside names (its `use_decimal=`, passed on in a mapping).
+    let named: BTreeSet<String> = python
+        .par_iter()
+        .flat_map_iter(|(_, src)| module_strings(src))
+        .filter(|top| !own.contains(top) && env_modules.contains(top))
+        .collect();
+    start.extend(named);
     let reverse = reverse_dependencies(env, own);
     let reach = reached_groups(env, start, own);
     let mut names = BTreeSet::new();
@@ -944,6 +953,19 @@ fn reachable_env_names(
         }
     }
     names
+}
+
+/// The top-level modules of the dotted names that string literals of `src` spell whole
+/// (`'simplejson'`, `"yaml.constructor"`).
+fn module_strings(src: &[u8]) -> BTreeSet<String> {
+    static WHOLE: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+        regex::bytes::Regex::new(r#"['"]([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z_][A-Za-z0-9_]*)*['"]"#)
+            .expect("a valid pattern")
+    });
+    WHOLE
+        .captures_iter(src)
+        .filter_map(|c| std::str::from_utf8(&c[1]).ok().map(str::to_string))
+        .collect()
 }
 
 /// Whether a group is a copy of the repository itself: installed into the environment
@@ -2068,6 +2090,33 @@ class MoreLexer(lexer.BaseLexer):
         assert!(with_host.contains("host_api") && with_host.contains("plug_word"));
         assert!(!with_host.contains("idle_word"), "{with_host:?}");
         assert!(!names(b"import json\n").contains("plug_word"));
+    }
+
+    /// A module the repository loads by a name held in a string (jsonpickle's
+    /// `load_backend('simplejson')`) is reached as an import of it is; a string that names no
+    /// module of the environment, or names the repository itself, reaches nothing.
+    #[test]
+    fn modules_named_in_strings_are_reached() {
+        let env = made_up_env(
+            &[
+                ("", &[]),
+                ("simplejson", &["use_decimal"]),
+                ("yaml", &["safe_load"]),
+            ],
+            &[],
+        );
+        let modules = set(&["simplejson", "yaml", "mine"]);
+        let names = |src: &'static [u8]| {
+            let python = [("mine/backend.py", src)];
+            reachable_env_names(&env, &python, &set(&["mine"]), &BTreeSet::new(), &modules)
+        };
+        let named = names(b"def setup(self):\n    self.load_backend('simplejson')\n    x = \"yaml.constructor\"\n");
+        assert!(
+            named.contains("use_decimal") && named.contains("safe_load"),
+            "{named:?}"
+        );
+        let unnamed = names(b"x = 'simplejson backend'\ny = 'mine'\n");
+        assert!(!unnamed.contains("use_decimal"), "{unnamed:?}");
     }
 
     /// Code that imports the repository (a reverse dependency) adds the names it uses on the
