@@ -2092,6 +2092,52 @@ class MoreLexer(lexer.BaseLexer):
         assert!(!names(b"import json\n").contains("plug_word"));
     }
 
+    /// A program the repository runs is read where the environment's programs are (here
+    /// beside the interpreter): its words stay in the strings of the file that runs it. A
+    /// program named after the repository's own package (its command, once installed) is
+    /// the repository's, and one missing from the environment's programs is not read.
+    #[test]
+    fn programs_the_repository_runs_keep_their_words() {
+        let d = tempfile::tempdir().unwrap();
+        for (name, words) in [("sslkit", "\0outform\0pem\0"), ("ledger", "\0settle\0")] {
+            std::fs::write(d.path().join(name), format!("#!/bin/sh\n{words}")).unwrap();
+        }
+        let tree = tree_of(&[
+            ("ledger/__init__.py", b""),
+            ("ledger/pem.py", b"def settle(text):\n    return text\n"),
+            (
+                "tests/test_pem.py",
+                b"import subprocess\nfrom ledger import pem\n\ndef test_it():\n    subprocess.run(['sslkit', '-outform', 'pem'])\n    subprocess.run(['ledger', 'settle'])\n",
+            ),
+        ]);
+        let opts = BuildOptions {
+            python: d.path().join("python"),
+            ..level2(7)
+        };
+        let env = |executables: &[&str]| EnvScan {
+            executables: strs(executables),
+            ..made_up_env(&[("", &[])], &[])
+        };
+        let b = build_with_env(
+            &tree,
+            &env(&["ledger", "sslkit"]),
+            &opts,
+            &Progress::hidden(),
+        );
+        assert_eq!(b.frozen_runs.get("pem"), Some(&FreezeReason::Program));
+        assert_eq!(
+            b.frozen_runs.get("settle"),
+            None,
+            "the repository's own command"
+        );
+        let b = build_with_env(&tree, &env(&["ledger"]), &opts, &Progress::hidden());
+        assert_eq!(
+            b.frozen_runs.get("pem"),
+            None,
+            "not one of the environment's programs"
+        );
+    }
+
     /// A module the repository loads by a name held in a string (jsonpickle's
     /// `load_backend('simplejson')`) is reached as an import of it is; a string that names no
     /// module of the environment, or names the repository itself, reaches nothing.
