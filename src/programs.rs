@@ -4,8 +4,9 @@
 //! A program's words are spread over its libraries (`openssl` names its curves in
 //! `libcrypto`), so the libraries `ldd` lists are read too; the C and C++ runtimes (`libc`,
 //! `libm`, the loader, `libstdc++`...) hold the system's words, not the program's, and are
-//! left out. Without `ldd` only the program's own file is read. Reading fails quietly: a
-//! program that cannot be read contributes nothing, as one that is not installed.
+//! left out. A script is read alone, and without `ldd` only the program's own file is read.
+//! Reading fails quietly: a program that cannot be read contributes nothing, as one that is
+//! not installed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,7 +38,9 @@ pub fn locate(name: &str, python: &Path) -> Option<PathBuf> {
 /// The program at `path` and the libraries it loads, as bytes.
 pub fn program_bytes(path: &Path) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = std::fs::read(path).into_iter().collect();
-    if out.is_empty() {
+    // Only a binary loads libraries: a script (a venv's console script, a shell wrapper) is
+    // read alone, and `ldd` is never run on it.
+    if !out.first().is_some_and(|b| b.starts_with(b"\x7fELF")) {
         return out;
     }
     let listed = Command::new("ldd")
@@ -87,6 +90,21 @@ mod tests {
                 PathBuf::from("/lib/x86_64-linux-gnu/libcrypto.so.3")
             ]
         );
+    }
+
+    /// A binary on this machine that loads a library beyond the runtime: read with it.
+    #[test]
+    fn a_binary_is_read_with_its_libraries() {
+        let Some(git) = ["/usr/bin/git", "/usr/local/bin/git", "/usr/bin/openssl"]
+            .iter()
+            .map(Path::new)
+            .find(|p| p.is_file())
+        else {
+            panic!("no git or openssl binary to read");
+        };
+        let bytes = program_bytes(git);
+        assert!(bytes[0].starts_with(b"\x7fELF"));
+        assert!(bytes.len() >= 2, "{} loads no library", git.display());
     }
 
     #[test]
