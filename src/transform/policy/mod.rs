@@ -67,7 +67,7 @@ pub enum FreezeReason {
     /// Spelled in a C, C++ or Cython source of the tree, which a compiler reads by name.
     Compiled,
     /// A word of an outside program that a file running it spells in a string (`openssl`'s
-    /// format `der`, its curve `secp112r1`): the command lines it is given and the output
+    /// format `pem`, its curve `secp112r1`): the command lines it is given and the output
     /// compared are the program's words.
     Program,
 }
@@ -734,29 +734,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .or_insert(FreezeReason::Binary);
         }
     }
-    // An outside program's words where it is run: a string literal of a file that starts
-    // the program and spells a word the program holds (an option, a format, a name it prints)
-    // is the program's (`transform::programs`). Only there: a program's messages hold half
-    // the dictionary, and its words elsewhere in the repository are the repository's.
-    for (files, bytes) in &input.programs {
-        let words: HashSet<&str> = bytes.iter().flat_map(|b| identifier_runs(b)).collect();
-        for (_, src) in input.python.iter().filter(|(p, _)| files.contains(p)) {
-            for r in lexer::python_runs(src) {
-                let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
-                    continue;
-                };
-                if r.class == Class::String
-                    && words.contains(run)
-                    && owned_tokens(run).next().is_some()
-                    && !input.env_names.contains(run)
-                {
-                    f.frozen_runs
-                        .entry(run.to_string())
-                        .or_insert(FreezeReason::Program);
-                }
-            }
-        }
-    }
+    freeze_program_words(input, &mut f);
     // A compiler reads C, C++ and Cython sources by name: their types, macros and functions
     // are C's (`long long`, `LLONG_MAX`), and the names they share with Python (an
     // attribute looked up with `PyObject_GetAttrString`, a module's `PyInit_` function and
@@ -1381,6 +1359,33 @@ fn stored_names<'a>(word: &str, runs: &HashSet<&'a str>) -> Vec<&'a str> {
         }
     }
     out
+}
+
+/// An outside program's words where it is run: a string literal of a file that starts the
+/// program and spells a word the program holds (an option, a format, a name it prints) is
+/// the program's (`transform::programs`, `FreezeReason::Program`). Only there: a program's
+/// messages hold half the dictionary, and its words elsewhere in the repository are the
+/// repository's.
+fn freeze_program_words(input: &PolicyInput<'_>, f: &mut Findings) {
+    for (files, bytes) in &input.programs {
+        let words: HashSet<&str> = bytes.iter().flat_map(|b| identifier_runs(b)).collect();
+        for (_, src) in input.python.iter().filter(|(p, _)| files.contains(p)) {
+            for r in lexer::python_runs(src) {
+                let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
+                    continue;
+                };
+                if r.class == Class::String
+                    && words.contains(run)
+                    && owned_tokens(run).next().is_some()
+                    && !input.env_names.contains(run)
+                {
+                    f.frozen_runs
+                        .entry(run.to_string())
+                        .or_insert(FreezeReason::Program);
+                }
+            }
+        }
+    }
 }
 
 /// The ASCII identifier runs of arbitrary bytes (a binary file's stored names). Simpler and
