@@ -173,14 +173,15 @@ impl Renamer {
         stem.len() < run.len() && !stem.is_empty() && self.code_idents.contains(stem)
     }
 
-    /// Whether `run` is in one case only (digits and `_` aside) and its spelling in the other
-    /// case is a run the code uses and renames: data that code turns into a name with
+    /// Whether `run` is in one case only (digits and `_` aside), not a single lower-case word
+    /// (`tokens::other_case_name`), and its spelling in the other case is a run the code uses
+    /// and renames: data that code turns into a name with
     /// `.lower()` or `.upper()` (`"BYMONTH"` to the keyword `bymonth=`, Django's
     /// `"sql_field=blue"` to the palette key `SQL_FIELD`). Data follows the name it becomes:
     /// when the name stays (dateutil's `interval=`, an outside name), `"INTERVAL"` stays too,
     /// or `name.lower()` would pass a keyword nobody takes.
     fn is_other_case_of_code_ident(&self, run: &str) -> bool {
-        tokens::other_case(run)
+        tokens::other_case_name(run)
             .is_some_and(|other| self.is_code_ident(&other) && !self.is_frozen_run(&other))
     }
 
@@ -1228,6 +1229,17 @@ mod tests {
             "P = {'SQL_LEDGER': 1}\nparse('sql_ledger=blue;sql_other=red')\n"
         );
         assert_eq!(swap_py(&r, "parse('sql_ledger')\n"), "parse('sql_field')\n");
+    }
+
+    /// A single lower-case word is data, whatever constant or class the code spells in upper
+    /// case: num2words' Finnish suffix `'ine'` beside the case constant `INE`.
+    #[test]
+    fn a_lower_case_word_does_not_follow_an_upper_case_name() {
+        let r = Renamer::new([("ine", "ledger"), ("prng", "otter")], [], ["INE", "PRNG"]).unwrap();
+        let o = "X = {INE: ('ine', 'issa')}\ng = PRNG('prng-%d' % n)\n";
+        let v = "X = {LEDGER: ('ine', 'issa')}\ng = OTTER('prng-%d' % n)\n";
+        assert_eq!(swap_py(&r, o), v);
+        assert_eq!(swap_py(&r, v), o);
     }
 
     /// When the lower-case name is frozen (dateutil's outside `interval=` keyword, while its

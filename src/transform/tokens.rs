@@ -122,6 +122,20 @@ pub fn other_case(run: &str) -> Option<String> {
     }
 }
 
+/// The name that data in one case may be turned into with `.upper()` or `.lower()`
+/// ([`other_case`]), except for a single lower-case word: that is a word of the data
+/// (num2words' Finnish suffix `'ine'` beside the constant `INE`, inflection's test word
+/// `"plurals"` beside `PLURALS`, ecdsa's `"prng-%d-%s"` hashed beside the class `PRNG`),
+/// not a constant's name lower-cased. Upper-case data (`"BYMONTH"` for `bymonth=`) and
+/// lower-case compounds (`"sql_field=blue"` for `SQL_FIELD`) still name what they spell.
+pub fn other_case_name(run: &str) -> Option<String> {
+    let lower_word = !run.bytes().any(|b| b.is_ascii_uppercase()) && word_count(run) == 1;
+    if lower_word {
+        return None;
+    }
+    other_case(run)
+}
+
 /// Number of letter tokens in a run: a run with two or more is a *compound*.
 pub fn word_count(run: &str) -> usize {
     split(run)

@@ -571,7 +571,7 @@ pub(super) fn swapped_in_strings(word: &str, input: &PolicyInput<'_>, f: &Findin
 /// Whether `run` is in one case only and its spelling in the other case is a run the code
 /// uses and does not freeze (the mirror of `Renamer::is_other_case_of_code_ident`).
 pub(super) fn other_case_is_code(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
-    tokens::other_case(run).is_some_and(|other| {
+    tokens::other_case_name(run).is_some_and(|other| {
         f.code_runs.contains(&other) && freeze_reason(&other, input, f).is_none()
     })
 }
