@@ -588,7 +588,11 @@ fn programs_run_by<'a>(
     }
     by_program
         .into_iter()
-        .filter(|(n, _)| env.executables.binary_search(&n.to_string()).is_ok())
+        .filter(|(n, _)| {
+            env.executables
+                .binary_search_by(|e| e.as_str().cmp(n))
+                .is_ok()
+        })
         .filter(|(n, _)| !own.contains(*n) && !defined.contains(*n) && !n.starts_with("python"))
         .filter_map(|(n, files)| {
             let p = crate::programs::locate(n, interpreter)?;
