@@ -63,3 +63,60 @@ def check(byday, bywhen):
     let f = analyze(&one_file(no_data.as_bytes(), &env, &defined));
     assert!(f.owned_runs.contains("byday"), "{:?}", f.owned_runs);
 }
+
+/// pycparser's lexer keeps the C keywords as an upper-case table of strings and looks the
+/// source text up by `keyword.lower()`: `'CONST'` stays, as the C text `const` (an outside
+/// name, which data keeps) does. A table word whose lower case is the repository's own, or
+/// that no data spells, is renamed.
+#[test]
+fn an_upper_case_table_word_stays_with_its_outside_lower_case() {
+    let src: &[u8] = br#"
+keywords = ('CONST', 'WIDGET', 'SPROCKET')
+keyword_map = {k.lower(): k for k in keywords}
+
+def test_parse():
+    parse('const int widget; static sprocket;')
+"#;
+    let defined = set(&["keywords", "keyword_map", "test_parse", "parse", "widget"]);
+    let env = set(&["const", "sprocket", "lower"]);
+    let f = analyze(&one_file(src, &env, &defined));
+    assert_eq!(f.frozen_runs.get("CONST"), Some(&FreezeReason::Outside));
+    assert_eq!(f.frozen_runs.get("SPROCKET"), Some(&FreezeReason::Outside));
+    assert_eq!(f.frozen_runs.get("WIDGET"), None, "its lower case is owned");
+    // No data spells `const`: the table word is renamed like any other.
+    let no_data = String::from_utf8_lossy(src).replace("const int ", "");
+    let f = analyze(&one_file(no_data.as_bytes(), &env, &defined));
+    assert_eq!(f.frozen_runs.get("CONST"), None);
+    // A code name (`CONST = 1`) is the repository's, whatever data spells.
+    let named = format!("CONST = 1\n{}", String::from_utf8_lossy(src));
+    let f = analyze(&one_file(named.as_bytes(), &env, &defined));
+    assert_eq!(f.frozen_runs.get("CONST"), None);
+}
+
+/// A vendored PLY collects its grammar functions with `name.startswith('p_')` and sorts them
+/// by line: the earlier rule wins a conflict. It never cuts the prefix off, so no rest is a
+/// word, but the picked functions keep their order (`Findings::ordered`); other functions
+/// may move.
+#[test]
+fn names_picked_by_a_prefix_keep_their_order_without_a_cut() {
+    let yacc: &[u8] = br#"
+def collect(module):
+    found = []
+    for name in dir(module):
+        if name.startswith('p_'):
+            found.append(getattr(module, name))
+    return sorted(found, key=lambda f: f.__code__.co_firstlineno)
+"#;
+    let parser: &[u8] = b"def p_statement(p):\n    'statement : expr'\n\ndef p_pragma(p):\n    'statement : PRAGMA'\n\ndef helper():\n    pass\n";
+    let defined = set(&["collect", "found", "p_statement", "p_pragma", "helper"]);
+    let env = set(&["append", "sorted"]);
+    let mut input = one_file(yacc, &env, &defined);
+    input.python.push(("pkg/parser.py", parser));
+    let f = analyze(&input);
+    assert!(f.ordered.contains("p_statement"), "{:?}", f.ordered);
+    assert!(f.ordered.contains("p_pragma"), "{:?}", f.ordered);
+    assert!(!f.ordered.contains("helper"));
+    // Without the picking code, nothing is held in place.
+    input.python.remove(0);
+    assert!(analyze(&input).ordered.is_empty());
+}

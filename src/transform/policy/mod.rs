@@ -279,6 +279,9 @@ struct FileFacts<'a> {
     /// their start (`true`) or end (`f[:2] == "t_"`, `name.endswith("_opt")`), kept only in
     /// a file that also splits at underscores: see `add_compared_rests`.
     compared_strings: HashSet<(&'a str, bool)>,
+    /// Every whole string literal names are compared with by their start or end, cut or
+    /// not: the names it picks keep their definition order (see `add_compared_rests`).
+    picked_strings: HashSet<(&'a str, bool)>,
     /// Runs inside regular expressions written as literals (see `patterns`).
     pattern_runs: HashSet<&'a str>,
     /// Runs of string literals that spell a codec name (`"iso-8859-1"`, see `codec_literal`).
@@ -316,6 +319,7 @@ impl<'a> FileFacts<'a> {
         union(&mut self.whole_strings, &mut other.whole_strings);
         union(&mut self.cut_strings, &mut other.cut_strings);
         union(&mut self.compared_strings, &mut other.compared_strings);
+        union(&mut self.picked_strings, &mut other.picked_strings);
         union(&mut self.pattern_runs, &mut other.pattern_runs);
         union(&mut self.codec_runs, &mut other.codec_runs);
         union(&mut self.module_files, &mut other.module_files);
@@ -411,6 +415,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         whole_strings: HashSet::new(),
         cut_strings: HashSet::new(),
         compared_strings: HashSet::new(),
+        picked_strings: HashSet::new(),
         pattern_runs,
         codec_runs: HashSet::new(),
         splits_names: splits_names_at_underscore(src),
@@ -465,6 +470,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
                 });
                 if let Some(c) = compared {
                     ff.compared_strings.insert((run, c.prefix));
+                    ff.picked_strings.insert((run, c.prefix));
                     if let Some(recv) = c.receiver {
                         receivers.push(((run, c.prefix), recv));
                     }
@@ -767,6 +773,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .or_insert(FreezeReason::Outside);
         }
     }
+    freeze_upper_case_of_outside_words(&facts, &code_runs, &all_runs, input, &mut f);
     // A key that a TOML or INI data file of the tree keeps (see above) stays wherever else
     // the tree holds it, not only in code's string literals: other data keyed like it (a
     // JSON file of the values a TOML file must parse to) keeps it too.
@@ -1073,6 +1080,22 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
         }
         if let Some(words) = input.compared_words.get(picker) {
             outside_words.extend(words.iter().map(String::as_str));
+        }
+    }
+    // A part the repository's own code picks names by keeps their order even when no rest is
+    // cut off: PLY's yacc.py (vendored by pycparser) collects `p_` functions with
+    // `name.startswith('p_')`, sorts them by line, and the earlier rule wins a conflict.
+    for run in input.defined {
+        let picked = facts.picked_strings.iter().any(|&(affix, prefix)| {
+            let rest = if prefix {
+                run.strip_prefix(affix)
+            } else {
+                run.strip_suffix(affix)
+            };
+            rest.is_some_and(|r| !r.trim_matches('_').is_empty())
+        });
+        if picked {
+            f.ordered.insert(run.clone());
         }
     }
     if compared.is_empty() {
@@ -1444,6 +1467,36 @@ fn freeze_lower_case_of_capitalised_data(
         let underscore = lower.replace('-', "_");
         if code.contains(underscore.as_str()) && owned_tokens(&underscore).next().is_some() {
             f.frozen_runs.entry(lower).or_insert(FreezeReason::Data);
+        }
+    }
+}
+
+/// An upper-case word the code holds only as a whole string literal (`'CONST'` in a C lexer's
+/// keyword table, never a Python name) whose lower case is an outside name that the tree
+/// also spells (`const`, in the C sources its tests parse) stays. Such a table is the
+/// upper-case spelling of data's words: the lexer maps `keyword.lower()` to the token, so
+/// the source text `const` finds it only while both keep the word. The lower-case data
+/// keeps it (an outside name, and one word of data does not follow an upper-case name,
+/// `tokens::other_case_name`), so the table must too.
+fn freeze_upper_case_of_outside_words(
+    facts: &FileFacts<'_>,
+    code: &HashSet<&str>,
+    all_runs: &HashSet<&str>,
+    input: &PolicyInput<'_>,
+    f: &mut Findings,
+) {
+    for &run in &facts.whole_strings {
+        let upper_word = tokens::word_count(run) == 1
+            && run.len() >= MIN_TOKEN_LEN
+            && run.bytes().all(|b| b.is_ascii_uppercase());
+        if !upper_word || code.contains(run) {
+            continue;
+        }
+        let lower = run.to_ascii_lowercase();
+        if input.env_names.contains(&lower) && all_runs.contains(lower.as_str()) {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Outside);
         }
     }
 }
