@@ -10,9 +10,11 @@
 //!
 //! - URL: from a scheme (`https://`, `git+ssh://`: the letters, digits, `+ . -` right before
 //!   `://`) to the end of its chunk (the next whitespace, quote, backtick, bracket or `\`).
-//!   Found from `://` alone, whatever the scheme's letters are. On a local host
-//!   (`localhost`, `testserver`, asked; `127.0.0.1`) only up to the path, which is the
-//!   program's own route.
+//!   Found from `://` alone, whatever the scheme's letters are. A scheme of one word that is
+//!   none of [`KNOWN_SCHEMES`] (asked) is the program's own (marshmallow's tests register
+//!   `schemes=["marshmallow"]` and load `"marshmallow://app/x"`): it is left out of the span
+//!   and renamed like the word elsewhere. On a local host (`localhost`, `testserver`, asked;
+//!   `127.0.0.1`) only up to the path, which is the program's own route.
 //! - `www.`: a chunk from a run that is `www` (asked) followed by a dot.
 //! - e-mail: a chunk holding `@` with something before it and a dot after it.
 //! - hostname: `label.label.tld` at a word boundary, whose last label is one of
@@ -25,6 +27,21 @@
 
 use super::Ask;
 use crate::transform::lexer::{is_word_at, Class, Run};
+
+/// URI schemes that outside programs define (registered ones and those of common clients and
+/// databases): a URL with one of them is outside data from its first byte. Any other scheme
+/// of one word is named by the program itself.
+#[rustfmt::skip]
+pub const KNOWN_SCHEMES: &[&str] = &[
+    "about", "afp", "amqp", "amqps", "bzr", "cifs", "chrome", "dat", "data", "dav", "doi", "file",
+    "ftp", "ftps", "gemini", "git", "gopher", "gs", "hdfs", "hg", "http", "https", "imap", "imaps",
+    "ipfs", "ipns", "irc", "ircs", "jar", "jdbc", "kafka", "ldap", "ldaps", "magnet", "mailto",
+    "mariadb", "memcache", "memcached", "mongodb", "mqtt", "mssql", "mysql", "news", "nfs", "nntp",
+    "odbc", "oracle", "pop", "pop3", "postgres", "postgresql", "redis", "rediss", "resource",
+    "rsync", "rtmp", "rtsp", "s3", "sftp", "sip", "sips", "smb", "smtp", "smtps", "snmp", "sqlite",
+    "sqlite3", "ssh", "svn", "tcp", "tel", "telnet", "udp", "unix", "urn", "vnc", "webcal", "ws",
+    "wss", "xmpp", "zmq",
+];
 
 /// Top-level domains the hostname rule recognises. The three-letter ones are frozen tokens
 /// (`super::FROZEN_TOKENS`), so in a real bundle no run ever becomes or stops being one.
@@ -133,7 +150,9 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
             st -= 1;
         }
         if st < a + p {
-            out.push((st, local_url_end(s, a + p + 3, b, runs, ask).unwrap_or(b)));
+            let own = run_at(s, runs, st, a + p).is_some_and(|w| !ask.is_one_of(w, KNOWN_SCHEMES));
+            let from = if own { a + p } else { st };
+            out.push((from, local_url_end(s, a + p + 3, b, runs, ask).unwrap_or(b)));
             return;
         }
     }
@@ -284,6 +303,20 @@ mod tests {
             ["https", "docs", "python", "org", "library", "git", "ssh", "host", "repo", "git"]
         );
         assert_eq!(fixed("\"ftp://a/b\" query", &[]), ["ftp", "a", "b"]);
+    }
+
+    /// A scheme no outside program defines is the program's own word: only what follows it
+    /// is kept. A scheme of several words stays whole.
+    #[test]
+    fn a_scheme_of_the_programs_own_is_not_protected() {
+        assert_eq!(
+            fixed("\"ledger://app/discounts\" redis://cache/0", &[]),
+            ["app", "discounts", "redis", "cache"]
+        );
+        assert_eq!(
+            fixed("ledger+ssh://host/x", &[]),
+            ["ledger", "ssh", "host", "x"]
+        );
     }
 
     /// A URL on the host a test client serves the program under test from: its path is the
