@@ -185,6 +185,47 @@ impl Renamer {
             .is_some_and(|other| self.is_code_ident(&other) && !self.is_frozen_run(&other))
     }
 
+    /// A single lower-case word of data written as a key or a value of `key=value` text
+    /// (`freq` and `yearly` in dateutil's `"RRULE:freq=yearly;count=3"`) follows the
+    /// upper-case code name it spells, as upper-case data follows a lower-case name
+    /// (`is_other_case_of_code_ident`): parsers of such text fold the case of keys and values
+    /// and look them up (`getattr(self, "_handle_" + name.upper())`, `_freq_map[value.upper()]`).
+    /// A key comes after the start of the literal, a space or one of `; : , & ?` and before
+    /// one `=`; a value after one `=` and before the end of the literal, a space or one of
+    /// `; , &`. Elsewhere one lower-case word is a word of the data
+    /// (`tokens::other_case_name`). The bytes around the run are never part of a run, so the
+    /// view decides the same way.
+    fn swap_data_key(&self, s: &[u8], r: &lexer::Run, run: &str) -> Option<String> {
+        if r.class != Class::String || !run.bytes().all(|b| b.is_ascii_lowercase()) {
+            return None;
+        }
+        let at = |k: Option<usize>| k.and_then(|k| s.get(k)).copied();
+        let (b1, b2) = (at(r.start.checked_sub(1)), at(r.start.checked_sub(2)));
+        let (a1, a2) = (at(Some(r.end)), at(Some(r.end + 1)));
+        let key = a1 == Some(b'=')
+            && a2 != Some(b'=')
+            && matches!(
+                b1,
+                Some(b'"' | b'\'' | b' ' | b';' | b':' | b',' | b'&' | b'?')
+            );
+        let value = b1 == Some(b'=')
+            && !matches!(b2, Some(b'=' | b'!' | b'<' | b'>'))
+            && matches!(
+                a1,
+                None | Some(b'"' | b'\'' | b' ' | b'\n' | b';' | b',' | b'&')
+            );
+        if !key && !value {
+            return None;
+        }
+        let img = self.image(run)?;
+        let names = |x: &str| {
+            let upper = x.to_ascii_uppercase();
+            self.is_code_ident(&upper) && !self.is_frozen_run(&upper)
+        };
+        let frozen = self.is_frozen_run(run) || self.is_frozen_run(&img);
+        (!frozen && (names(run) || names(&img))).then_some(img)
+    }
+
     /// Whether `run` is one capitalised word (`Isbn`) whose lower case is a code name that
     /// is not frozen: data made from the name with `.capitalize()` or `.title()` (Django's
     /// error message `"... with this Isbn already exists."` from the field `isbn`).
@@ -629,7 +670,10 @@ impl Renamer {
                 let Ok(run) = std::str::from_utf8(&s[r.start..r.end]) else {
                     continue;
                 };
-                if let Some(new) = self.swap_run(run, r.class) {
+                let new = self
+                    .swap_run(run, r.class)
+                    .or_else(|| self.swap_data_key(s, r, run));
+                if let Some(new) = new {
                     let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
                     o.extend_from_slice(&s[last..r.start]);
                     o.extend_from_slice(new.as_bytes());
@@ -1240,6 +1284,27 @@ mod tests {
         let v = "X = {LEDGER: ('ine', 'issa')}\ng = OTTER('prng-%d' % n)\n";
         assert_eq!(swap_py(&r, o), v);
         assert_eq!(swap_py(&r, v), o);
+    }
+
+    /// A single lower-case word written as a key or a value of `key=value` text follows the
+    /// upper-case name it spells (dateutil's `"rrule:freq=yearly;count=3"` against
+    /// `_handle_FREQ` and the map keyed `"YEARLY"`), both ways; the same word elsewhere, a
+    /// comparison (`==`) or a frozen name (`count`) stays.
+    #[test]
+    fn a_lower_case_key_or_value_follows_the_upper_case_name() {
+        let r = Renamer::new(
+            [("freq", "ledger"), ("yearly", "otter"), ("count", "pebble")],
+            ["count"],
+            ["FREQ", "YEARLY", "COUNT"],
+        )
+        .unwrap();
+        let o = "s = 'rrule:freq=yearly;count=3'\nt = 'freq yearly'\nu = 'a==yearly'\n";
+        let v = "s = 'rrule:ledger=otter;count=3'\nt = 'freq yearly'\nu = 'a==yearly'\n";
+        assert_eq!(swap_py(&r, o), v);
+        assert_eq!(swap_py(&r, v), o);
+        // No upper-case name: the key is a word of the data.
+        let none = Renamer::new([("freq", "ledger")], [], ["freq_map"]).unwrap();
+        assert_eq!(swap_py(&none, "s = 'freq=1'\n"), "s = 'freq=1'\n");
     }
 
     /// When the lower-case name is frozen (dateutil's outside `interval=` keyword, while its
