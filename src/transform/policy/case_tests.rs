@@ -120,3 +120,33 @@ def collect(module):
     input.python.remove(0);
     assert!(analyze(&input).ordered.is_empty());
 }
+
+/// astor's `__getattr__` serves any `get_X` by `getattr(node, name[4:])`: the code calls
+/// `self.get_is_async(node)`, whose rest `is_async` is an outside attribute (of `ast`
+/// nodes), so the name keeps it. A name whose rest is the repository's own is renamed.
+#[test]
+fn a_name_whose_rest_after_a_compared_part_is_frozen_stays() {
+    let src: &[u8] = br#"
+class Gen:
+    def __getattr__(self, name):
+        if not name.startswith('get_'):
+            raise AttributeError
+        shortname = name[4:]
+        return lambda node: getattr(node, shortname, None)
+
+    def visit(self, node):
+        return self.get_is_async(node), self.get_widget_count(node)
+"#;
+    let defined = set(&["Gen", "visit", "shortname"]);
+    let env = set(&["is_async", "startswith", "getattr"]);
+    let f = analyze(&one_file(src, &env, &defined));
+    assert_eq!(
+        f.frozen_runs.get("get_is_async"),
+        Some(&FreezeReason::Dynamic)
+    );
+    assert_eq!(f.frozen_runs.get("get_widget_count"), None);
+    // Without the slice that cuts the part off, no rest is looked up.
+    let uncut = String::from_utf8_lossy(src).replace("name[4:]", "name");
+    let f = analyze(&one_file(uncut.as_bytes(), &env, &defined));
+    assert_eq!(f.frozen_runs.get("get_is_async"), None);
+}

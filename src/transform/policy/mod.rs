@@ -1101,6 +1101,28 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
     if compared.is_empty() {
         return;
     }
+    // A name the code uses whose rest after a compared part is frozen keeps that rest: the
+    // program looks the rest up where it stays (astor's `__getattr__` serves
+    // `self.get_is_async(node)` as `getattr(node, name[4:])`, `is_async` of `ast`).
+    let mut rest_frozen: Vec<String> = Vec::new();
+    for run in &f.code_runs {
+        for &(affix, prefix) in &compared {
+            let rest = if prefix {
+                run.strip_prefix(affix)
+            } else {
+                run.strip_suffix(affix)
+            };
+            let Some(rest) = rest.filter(|r| owned_tokens(r).next().is_some()) else {
+                continue;
+            };
+            if freeze_reason(rest, input, f).is_some_and(|r| r != FreezeReason::Short) {
+                rest_frozen.push(run.clone());
+            }
+        }
+    }
+    for run in rest_frozen {
+        f.frozen_runs.entry(run).or_insert(FreezeReason::Dynamic);
+    }
     let whole = &facts.whole_strings;
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut kept: Vec<String> = Vec::new();
