@@ -150,3 +150,30 @@ class Gen:
     let f = analyze(&one_file(uncut.as_bytes(), &env, &defined));
     assert_eq!(f.frozen_runs.get("get_is_async"), None);
 }
+
+/// chardet names a charset `"MacRoman"` (data, never defined) and its tests derive the
+/// expected name from the directory `MacRoman` with `.lower()`: `macroman` is an outside
+/// codec name, which data keeps, so the CamelCase data stays too. One whose join is free is
+/// renamed with its words.
+#[test]
+fn camel_case_data_whose_lower_case_join_stays_stays() {
+    let src: &[u8] = br#"
+class MacRomanProber:
+    def charset_name(self):
+        return "MacRoman"
+
+class WidgetProber:
+    def charset_name(self):
+        return "WidgetRoman"
+"#;
+    let defined = set(&["MacRomanProber", "WidgetProber", "charset_name"]);
+    let env = set(&["macroman"]);
+    let f = analyze(&one_file(src, &env, &defined));
+    assert_eq!(f.frozen_runs.get("MacRoman"), Some(&FreezeReason::Outside));
+    assert_eq!(f.frozen_runs.get("WidgetRoman"), None);
+    assert!(
+        f.owned_runs.contains("MacRomanProber"),
+        "{:?}",
+        f.owned_runs
+    );
+}

@@ -926,6 +926,31 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             f.frozen_owned.insert(run.clone());
         }
     }
+    // The same for a CamelCase run the repository only holds as data (chardet's charset name
+    // `"MacRoman"`, also its test directory): the program lower-cases it and looks it up
+    // where the join stays (`macroman`, an outside codec name).
+    let data_joins: Vec<&str> = all_runs
+        .iter()
+        .copied()
+        .filter(|r| {
+            r.bytes().any(|b| b.is_ascii_lowercase())
+                && r.bytes().any(|b| b.is_ascii_uppercase())
+                && !f.frozen_runs.contains_key(*r)
+        })
+        .filter(|r| {
+            let p = tokens::split(r);
+            p.len() >= 2
+                && p.iter().all(|x| matches!(x, Piece::Word(..)))
+                && !owned.contains(&r.to_string())
+                && freeze_reason(&r.to_ascii_lowercase(), input, &f)
+                    .is_some_and(|why| why != FreezeReason::Short)
+        })
+        .collect();
+    for run in data_joins {
+        f.frozen_runs
+            .entry(run.to_string())
+            .or_insert(FreezeReason::Outside);
+    }
     // A family member is decided by its run-time part, which the loop above may freeze after
     // the member was owned (`do_terminal_string` sorts before `terminal_string`, frozen as
     // data): repeat until no owned member is built from a frozen part.
