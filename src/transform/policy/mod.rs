@@ -1112,11 +1112,7 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
     // `name.startswith('p_')`, sorts them by line, and the earlier rule wins a conflict.
     for run in input.defined {
         let picked = facts.picked_strings.iter().any(|&(affix, prefix)| {
-            let rest = if prefix {
-                run.strip_prefix(affix)
-            } else {
-                run.strip_suffix(affix)
-            };
+            let rest = rest_after(run, affix, prefix);
             rest.is_some_and(|r| !r.trim_matches('_').is_empty())
         });
         if picked {
@@ -1132,11 +1128,7 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
     let mut rest_frozen: Vec<String> = Vec::new();
     for run in &f.code_runs {
         for &(affix, prefix) in &compared {
-            let rest = if prefix {
-                run.strip_prefix(affix)
-            } else {
-                run.strip_suffix(affix)
-            };
+            let rest = rest_after(run, affix, prefix);
             let Some(rest) = rest.filter(|r| owned_tokens(r).next().is_some()) else {
                 continue;
             };
@@ -1153,11 +1145,7 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
     let mut kept: Vec<String> = Vec::new();
     for run in input.defined {
         for &(affix, prefix) in &compared {
-            let rest = if prefix {
-                run.strip_prefix(affix)
-            } else {
-                run.strip_suffix(affix)
-            };
+            let rest = rest_after(run, affix, prefix);
             let Some(rest) = rest.map(|r| r.trim_matches('_')).filter(|r| !r.is_empty()) else {
                 continue;
             };
@@ -1185,6 +1173,15 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
     f.add_code_runs(names);
     for t in kept {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
+    }
+}
+
+/// What is left of `run` after the name part `affix` at its start (`prefix`) or its end.
+fn rest_after<'r>(run: &'r str, affix: &str, prefix: bool) -> Option<&'r str> {
+    if prefix {
+        run.strip_prefix(affix)
+    } else {
+        run.strip_suffix(affix)
     }
 }
 
