@@ -554,15 +554,7 @@ impl Renamer {
         if self.is_frozen_run(&joined) || self.is_frozen_run(&img) {
             return None;
         }
-        // An upper-case group follows the name its lower case spells, as one upper-case word
-        // does (soupsieve lower-cases `span:LAST-CHILD` and compares it with `:last-child`,
-        // which follows the local `last_child`).
-        let named = |x: &str| {
-            self.is_code_ident(x)
-                || (!x.bytes().any(|b| b.is_ascii_lowercase())
-                    && self.is_other_case_of_code_ident(x))
-        };
-        if !(named(&joined) || named(&img)) {
+        if !(self.is_code_ident(&joined) || self.is_code_ident(&img)) {
             return None;
         }
         Some(
@@ -1313,19 +1305,6 @@ mod tests {
         // No upper-case name: the key is a word of the data.
         let none = Renamer::new([("freq", "ledger")], [], ["freq_map"]).unwrap();
         assert_eq!(swap_py(&none, "s = 'freq=1'\n"), "s = 'freq=1'\n");
-    }
-
-    /// An upper-case hyphen group whose lower-case underscore form is a code name follows
-    /// it, as the lower-case group does (soupsieve lower-cases `span:LAST-CHILD` and compares
-    /// it with `:last-child`), both ways, though the piece `LAST` alone is frozen (an SQL
-    /// keyword); a group that spells no name stays.
-    #[test]
-    fn an_upper_case_hyphen_group_follows_the_lower_case_name() {
-        let r = Renamer::new([("last", "ledger")], ["LAST"], ["last_child"]).unwrap();
-        let o = "p = [':last-child', 'span:LAST-CHILD', ':nth-last-child', 'LAST-ONE']\n";
-        let v = "p = [':ledger-child', 'span:LEDGER-CHILD', ':nth-last-child', 'LAST-ONE']\n";
-        assert_eq!(swap_py(&r, o), v);
-        assert_eq!(swap_py(&r, v), o);
     }
 
     /// When the lower-case name is frozen (dateutil's outside `interval=` keyword, while its
