@@ -47,7 +47,9 @@ const FROZEN: &[&str] = &[
 
 /// Code runs: originals (`query`, `user`) and images (`LedgerSuite` is the image of `QuerySet`);
 /// `user_get` is a code name of two words holding a frozen one, so strings joining it with
-/// other names (`query_user_get`) take `Renamer::swap_compound_of_names`.
+/// other names (`query_user_get`) take `Renamer::swap_compound_of_names`. `RESPONSE` is a
+/// single upper-case name whose lower case no code uses, which data written as `key=value`
+/// (`response=reply;`) follows (`Renamer::swap_data_key`).
 const CODE_IDENTS: &[&str] = &[
     "query",
     "user",
@@ -56,6 +58,7 @@ const CODE_IDENTS: &[&str] = &[
     "http_response",
     "query_user",
     "get_query_user",
+    "RESPONSE",
 ];
 
 /// Tokens frozen as fragments of names built at run time: `prec_query` in a string is such a
@@ -155,6 +158,12 @@ const TEXT_FRAGS: &[&str] = &[
     "\t",
     ":",
     "=",
+    "==",
+    ";",
+    "&",
+    "?",
+    "response=",
+    "=reply;",
     ",",
     "-",
     "--",

@@ -181,8 +181,13 @@ impl Renamer {
     /// when the name stays (dateutil's `interval=`, an outside name), `"INTERVAL"` stays too,
     /// or `name.lower()` would pass a keyword nobody takes.
     fn is_other_case_of_code_ident(&self, run: &str) -> bool {
-        tokens::other_case_name(run)
-            .is_some_and(|other| self.is_code_ident(&other) && !self.is_frozen_run(&other))
+        tokens::other_case_name(run).is_some_and(|other| self.is_renamed_code_ident(&other))
+    }
+
+    /// A name the code uses and the view renames (not frozen): what data in the other case
+    /// follows.
+    fn is_renamed_code_ident(&self, name: &str) -> bool {
+        self.is_code_ident(name) && !self.is_frozen_run(name)
     }
 
     /// A single lower-case word of data written as a key or a value of `key=value` text
@@ -218,10 +223,7 @@ impl Renamer {
             return None;
         }
         let img = self.image(run)?;
-        let names = |x: &str| {
-            let upper = x.to_ascii_uppercase();
-            self.is_code_ident(&upper) && !self.is_frozen_run(&upper)
-        };
+        let names = |x: &str| self.is_renamed_code_ident(&x.to_ascii_uppercase());
         let frozen = self.is_frozen_run(run) || self.is_frozen_run(&img);
         (!frozen && (names(run) || names(&img))).then_some(img)
     }

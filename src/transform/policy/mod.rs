@@ -887,14 +887,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         });
         // A CamelCase name whose lower-case join must stay (an outside name, `selfref`)
         // stays too: the program derives the join from the class at run time.
-        let reason = reason.or_else(|| {
-            let p = tokens::split(run);
-            if p.len() >= 2 && p.iter().all(|x| matches!(x, Piece::Word(..))) {
-                freeze_reason(&run.to_ascii_lowercase(), input, &f)
-            } else {
-                None
-            }
-        });
+        let reason = reason.or_else(|| camel_join_reason(run, input, &f));
         let reason = reason.or_else(|| {
             let upper = run.bytes().any(|b| b.is_ascii_uppercase())
                 && !run.bytes().any(|b| b.is_ascii_lowercase());
@@ -938,12 +931,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 && !f.frozen_runs.contains_key(*r)
         })
         .filter(|r| {
-            let p = tokens::split(r);
-            p.len() >= 2
-                && p.iter().all(|x| matches!(x, Piece::Word(..)))
-                && !owned.contains(&r.to_string())
-                && freeze_reason(&r.to_ascii_lowercase(), input, &f)
-                    .is_some_and(|why| why != FreezeReason::Short)
+            !owned.contains(&r.to_string())
+                && camel_join_reason(r, input, &f).is_some_and(|why| why != FreezeReason::Short)
         })
         .collect();
     for run in data_joins {
@@ -1174,6 +1163,16 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
     for t in kept {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
     }
+}
+
+/// Why the lower-case join of a CamelCase run (`selfref` of `SelfRef`, `macroman` of
+/// `MacRoman`) is frozen, if it is: programs derive the join from the name at run time.
+fn camel_join_reason(run: &str, input: &PolicyInput<'_>, f: &Findings) -> Option<FreezeReason> {
+    let p = tokens::split(run);
+    let camel = p.len() >= 2 && p.iter().all(|x| matches!(x, Piece::Word(..)));
+    camel
+        .then(|| freeze_reason(&run.to_ascii_lowercase(), input, f))
+        .flatten()
 }
 
 /// What is left of `run` after the name part `affix` at its start (`prefix`) or its end.
