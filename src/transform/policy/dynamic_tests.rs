@@ -444,6 +444,104 @@ class Filter:
     );
 }
 
+/// A family whose members are mostly named after classes is a class family though no
+/// `__name__` is read next to its literal (mistletoe's `"render_{}".format(snake)`, with the
+/// class name passed in by the caller): the frozen class `BlankLine` (an outside name) keeps
+/// `render_blank_line`, its snake case; `render_block_code` is renamed with `BlockCode`.
+/// One member spelled after a class is no class family: `BlankLine` keeps no `show_`
+/// member.
+#[test]
+fn a_family_named_after_classes_ties_them_through_snake_case() {
+    let src: &[u8] = br#"
+import re
+class BlankLine:
+    pass
+class BlockCode:
+    pass
+class ThematicBreak:
+    pass
+class Heading:
+    pass
+class Paragraph:
+    pass
+class Renderer:
+    def func(self, cls_name):
+        snake = "_".join(map(str.lower, re.findall("[A-Z][a-z]+", cls_name)))
+        return "render_{}".format(snake)
+    def show(self, what):
+        return getattr(self, "show_%s" % what)
+    def render_blank_line(self, t):
+        return t
+    def render_block_code(self, t):
+        return t
+    def render_thematic_break(self, t):
+        return t
+    def render_heading(self, t):
+        return t
+    def render_paragraph(self, t):
+        return t
+    def show_blank_line(self, t):
+        return t
+    def show_heading(self, t):
+        return t
+    def show_ledger(self, t):
+        return t
+    def show_pages(self, t):
+        return t
+"#;
+    let defined = set(&[
+        "BlankLine",
+        "BlockCode",
+        "ThematicBreak",
+        "Heading",
+        "Paragraph",
+        "Renderer",
+        "func",
+        "cls_name",
+        "snake",
+        "show",
+        "what",
+        "render_blank_line",
+        "render_block_code",
+        "render_thematic_break",
+        "render_heading",
+        "render_paragraph",
+        "show_blank_line",
+        "show_heading",
+        "show_ledger",
+        "show_pages",
+        "t",
+    ]);
+    let env = set(&[
+        "re",
+        "findall",
+        "join",
+        "map",
+        "lower",
+        "format",
+        "getattr",
+        "BlankLine",
+    ]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("render_blank_line"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+    assert!(
+        f.owned_runs.contains("render_block_code") && f.owned_runs.contains("BlockCode"),
+        "{:?}",
+        f.frozen_runs
+    );
+    assert!(
+        f.owned_runs.contains("show_blank_line"),
+        "{:?}",
+        f.frozen_runs.get("show_blank_line")
+    );
+}
+
 /// A placeholder in the middle of a literal makes an infix family (cssselect's
 /// `"xpath_%s_combinator" % mapping[c]` and `"xpath_%s_function" %
 /// name.replace("-", "_")`): the middle is the run-time part, so

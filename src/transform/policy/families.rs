@@ -482,21 +482,77 @@ pub(super) fn prev_code_byte(src: &[u8], i: usize) -> Option<u8> {
     j.checked_sub(1).map(|k| src[k])
 }
 
-/// The lower-case spelling of a class-like run (`where` of `Where`, `identifierlist` of
-/// `IdentifierList`): a capital first, words only. Programs make it with
-/// `type(x).__name__.lower()`.
-pub(super) fn class_lower(run: &str) -> Option<String> {
+/// The spellings programs make of a class-like run's name (a capital first, words only):
+/// its lower case (`identifierlist` of `IdentifierList`, `type(x).__name__.lower()`) and,
+/// for more than one word, its snake case (`blank_line` of `BlankLine`, joined words
+/// lower-cased with `_`, as a CamelCase splitter makes it).
+pub(super) fn class_spellings(run: &str) -> Vec<String> {
     let starts_upper = run.as_bytes().first().is_some_and(u8::is_ascii_uppercase);
-    let words = tokens::split(run)
+    let pieces = tokens::split(run);
+    let words: Vec<&str> = pieces
         .iter()
-        .all(|p| matches!(p, Piece::Word(..)));
-    (starts_upper && words && run.bytes().any(|b| b.is_ascii_lowercase()))
-        .then(|| run.to_ascii_lowercase())
+        .map_while(|p| match p {
+            Piece::Word(w, _) => Some(*w),
+            _ => None,
+        })
+        .collect();
+    if !starts_upper || words.len() != pieces.len() || !run.bytes().any(|b| b.is_ascii_lowercase())
+    {
+        return Vec::new();
+    }
+    let mut out = vec![run.to_ascii_lowercase()];
+    if words.len() > 1 {
+        out.push(words.join("_").to_ascii_lowercase());
+    }
+    out
 }
 
-/// What ties classes to the family members named after their lower case, for one round of
-/// the family rule: the run-time parts of frozen members, and the lower case of frozen
-/// classes. Only families whose literal reads `__name__` nearby count (`class_families`):
+/// The families whose members are mostly named after the repository's classes
+/// (mistletoe's `"render_{}".format(snake)` with `render_blank_line` for `BlankLine`,
+/// `render_block_code` for `BlockCode`): of the members whose run-time part has several
+/// words, at least `CLASS_FAMILY_MIN`, and at least half, have one that is the snake case
+/// of a class-like code run (see [`class_spellings`]). Such a family is a class family although no `__name__` is read
+/// next to its literal (the class's name reaches it through a call).
+pub(super) fn class_shaped<'f>(
+    fragments: impl IntoIterator<Item = &'f Fragment>,
+    code_runs: &BTreeSet<String>,
+) -> HashSet<(bool, String)> {
+    let fragments: Vec<&Fragment> = fragments.into_iter().collect();
+    let index = FragmentIndex::new(fragments.iter().copied());
+    // Only snake case counts: a one-word class's lower case is also the keyword a parser
+    // dispatches on (jinja2's `parse_extends` for the tag `extends`, beside the node
+    // `Extends`), which ties no class to the family.
+    let spelled: HashSet<String> = code_runs
+        .iter()
+        .flat_map(|r| class_spellings(r))
+        .filter(|s| s.contains('_'))
+        .collect();
+    // Members of several words and those spelled after a class, by family.
+    let mut counts: HashMap<(bool, &str), (usize, usize)> = HashMap::new();
+    for run in code_runs {
+        for m in index.matches(run) {
+            if m.rest.contains('_') {
+                let c = counts.entry((m.prefix, m.fixed)).or_default();
+                c.0 += 1;
+                c.1 += usize::from(spelled.contains(m.rest));
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .filter(|(_, (all, spelled))| *spelled >= CLASS_FAMILY_MIN && 2 * spelled >= *all)
+        .map(|((prefix, fixed), _)| (prefix, fixed.to_string()))
+        .collect()
+}
+
+/// How many members spelled after classes make a family a class family: one or two are
+/// a coincidence (Django's `test_foreignkey` beside `ForeignKey`).
+const CLASS_FAMILY_MIN: usize = 3;
+
+/// What ties classes to the family members named after their lower or snake case, for one
+/// round of the family rule: the run-time parts of frozen members, and the spellings of
+/// frozen classes. Only families whose literal reads `__name__` nearby, or whose members
+/// are mostly named after classes (`class_shaped`), count (`class_families`):
 /// elsewhere a member's run-time part equal to a class's lower case is a coincidence
 /// (Django's `test_foreignkey` beside `ForeignKey`, `get_paginator` beside `Paginator`), and
 /// freezing the class for it would keep hundreds of names for nothing.
@@ -518,7 +574,7 @@ impl ClassNames {
             frozen_classes: f
                 .frozen_runs
                 .keys()
-                .filter_map(|r| class_lower(r))
+                .flat_map(|r| class_spellings(r))
                 .collect(),
         }
     }
@@ -528,7 +584,9 @@ impl ClassNames {
     /// of a frozen class. Renamed together, they change alike (the class's words are the
     /// member's tokens, and `lexicon::joined_pairs` maps a multi-word join with its class).
     pub(super) fn parts_with_frozen(&self, run: &str, fragments: &FragmentIndex) -> bool {
-        class_lower(run).is_some_and(|l| self.frozen_rests.contains(&l))
+        class_spellings(run)
+            .iter()
+            .any(|l| self.frozen_rests.contains(l))
             || dynamic_rests(run, fragments)
                 .iter()
                 .any(|rest| self.frozen_classes.contains(*rest))

@@ -838,8 +838,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // `backends/sqlite`), so the family rules below must see them as such.
     f.add_code_runs(input.tree_modules.iter().cloned());
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
-    let class_families =
-        FragmentIndex::new(fragments.iter().filter(|fr| fr.joined && fr.near_name));
+    let shaped = class_shaped(fragments.iter().filter(|fr| fr.joined), &f.code_runs);
+    let class_families = FragmentIndex::new(fragments.iter().filter(|fr| {
+        fr.joined && (fr.near_name || shaped.contains(&(fr.prefix, fr.text.clone())))
+    }));
     let hyphen_data: HashSet<String> = hyphenated.iter().map(|w| w.replace('-', "_")).collect();
     // Outside names in lower case: an upper-case run of the repository that spells one is a
     // name made from it at run time (pyflakes dispatches on `type(node).__name__.upper()` to
