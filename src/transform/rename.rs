@@ -447,6 +447,15 @@ impl Renamer {
                 if self.is_emphasised_code_ident(run) || self.is_emphasised_code_ident(&img) {
                     return Some(img);
                 }
+                // In a text file or a comment, one underscore on one side is the edge of
+                // emphasis over several words (`[_Python in Markdown_](url)`) or a reST link
+                // (`Markdown_` and its target `.. _Markdown:`). Not in a string: there
+                // `"_" + name` builds another attribute, which the family rules decide.
+                if matches!(class, Class::Text | Class::Comment)
+                    && (self.is_edge_of_emphasis(run) || self.is_edge_of_emphasis(&img))
+                {
+                    return Some(img);
+                }
                 if tokens::word_count(run) < 2 {
                     return None;
                 }
@@ -478,6 +487,19 @@ impl Renamer {
     fn is_emphasised_code_ident(&self, run: &str) -> bool {
         let Some(core) = run.strip_prefix('_').and_then(|r| r.strip_suffix('_')) else {
             return false;
+        };
+        !core.starts_with('_')
+            && !core.ends_with('_')
+            && self.is_code_ident(core)
+            && !self.is_frozen_run(core)
+    }
+
+    /// Whether `run` is `name_` or `_name` (one underscore, on one side) after a code name
+    /// that is not frozen.
+    fn is_edge_of_emphasis(&self, run: &str) -> bool {
+        let core = match (run.strip_prefix('_'), run.strip_suffix('_')) {
+            (Some(c), None) | (None, Some(c)) => c,
+            _ => return false,
         };
         !core.starts_with('_')
             && !core.ends_with('_')
@@ -962,6 +984,28 @@ mod tests {
         assert_eq!(swap_py(&r, want), src);
     }
 
+    /// Emphasis over several words leaves one underscore on each edge word; a reST link
+    /// reference ends with one. In a text file both follow the code name; in a string an
+    /// underscore joined on one side stays (`"_" + name` builds another name).
+    #[test]
+    fn edges_of_emphasis_in_text_follow_code_names() {
+        let r = Renamer::new([("markdown", "ledger")], [], ["Markdown"]).unwrap();
+        let text = "[_Python in Markdown_](u) see Markdown_\n\n.. _Markdown: u\n";
+        let want = "[_Python in Ledger_](u) see Ledger_\n\n.. _Ledger: u\n";
+        assert_eq!(
+            r.swap_content(b"README.md", text.as_bytes()),
+            want.as_bytes()
+        );
+        assert_eq!(
+            r.swap_content(b"README.md", want.as_bytes()),
+            text.as_bytes()
+        );
+        let src = "s = 'Markdown_'  # Markdown_\n";
+        let py = "s = 'Markdown_'  # Ledger_\n";
+        assert_eq!(swap_py(&r, src), py);
+        assert_eq!(swap_py(&r, py), src);
+    }
+
     #[test]
     fn hyphenated_strings_follow_their_identifier() {
         let r = Renamer::new(
@@ -1054,14 +1098,15 @@ mod tests {
     }
 
     /// Law 3 for the local-host rule of `formats::spans`: the path of a URL on `localhost`
-    /// follows the route it names, other URLs stay whole, and the view goes back exactly.
+    /// or a reserved name, and a URL of the program's own scheme, follow the words they
+    /// hold; other URLs stay whole; the view goes back exactly.
     #[test]
     fn paths_of_local_urls_follow_their_routes_both_ways() {
         let r = Renamer::new([("meh", "dig")], [], ["meh"]).unwrap();
         let orig = "@route('/meh')\nu = ['http://localhost/meh', 'http://127.0.0.1:5000/meh', \
-                    'https://example.com/meh']\n";
+                    'https://example.com/meh', 'https://python.org/meh', 'otp://meh/x']\n";
         let view = "@route('/dig')\nu = ['http://localhost/dig', 'http://127.0.0.1:5000/dig', \
-                    'https://example.com/meh']\n";
+                    'https://example.com/dig', 'https://python.org/meh', 'otp://dig/x']\n";
         assert_eq!(swap_py(&r, orig), view);
         assert_eq!(swap_py(&r, view), orig, "both directions agree");
     }

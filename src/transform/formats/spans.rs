@@ -12,9 +12,11 @@
 //!   `://`) to the end of its chunk (the next whitespace, quote, backtick, bracket or `\`).
 //!   Found from `://` alone, whatever the scheme's letters are. A scheme of one word that is
 //!   none of [`KNOWN_SCHEMES`] (asked) is the program's own (marshmallow's tests register
-//!   `schemes=["marshmallow"]` and load `"marshmallow://app/x"`): it is left out of the span
-//!   and renamed like the word elsewhere. On a local host (`localhost`, `testserver`, asked;
-//!   `127.0.0.1`) only up to the path, which is the program's own route.
+//!   `schemes=["marshmallow"]` and load `"marshmallow://app/x"`; pyotp builds
+//!   `"otpauth://{0}/..."` from its `"totp"`): such a URL is the program's data, renamed
+//!   like the words elsewhere, and no span. On a local host (`localhost`, `testserver`, asked;
+//!   `127.0.0.1`) or a name reserved for examples and tests (`example.com`, `x.test`) only up
+//!   to the path, which is the program's own route or data.
 //! - `www.`: a chunk from a run that is `www` (asked) followed by a dot.
 //! - e-mail: a chunk holding `@` with something before it and a dot after it.
 //! - hostname: `label.label.tld` at a word boundary, whose last label is one of
@@ -123,9 +125,19 @@ fn run_at<'s>(s: &'s [u8], runs: &[Run], a: usize, b: usize) -> Option<&'s str> 
 /// and port are protected.
 const LOCAL_HOSTS: &[&str] = &["localhost", "testserver"];
 
+/// Last labels of the names reserved for examples and tests (RFC 2606, RFC 6761): nothing
+/// outside lives at `x.test`, and neither at `example.com`, `example.org` or `example.net`
+/// ([`EXAMPLE_LABEL`] before one of [`EXAMPLE_TOP`]). A URL there is the program's own data
+/// (markdown's wiki links render `[[WikiLink]]` as `http://example.com/WikiLink.html`), so
+/// it counts as on a local host.
+const RESERVED_TOP: &[&str] = &["example", "test", "invalid", "localhost"];
+const EXAMPLE_LABEL: &str = "example";
+const EXAMPLE_TOP: &[&str] = &["com", "org", "net"];
+
 /// The end of the scheme, host and port of a URL whose host (from `h` to the next `/` before
-/// `b`) is a local host, else `None`. The host is a run asked through [`Ask`] or a loopback
-/// address of digits and punctuation (never runs), so the view makes the same decision.
+/// `b`) is a local or reserved host, else `None`. The host's labels are runs asked through
+/// [`Ask`], or a loopback address of digits and punctuation (never runs), so the view makes
+/// the same decision.
 fn local_url_end(s: &[u8], h: usize, b: usize, runs: &[Run], ask: &dyn Ask) -> Option<usize> {
     let end = s[h..b].iter().position(|&x| x == b'/').map_or(b, |k| h + k);
     let host_end = s[h..end]
@@ -133,8 +145,19 @@ fn local_url_end(s: &[u8], h: usize, b: usize, runs: &[Run], ask: &dyn Ask) -> O
         .position(|&x| x == b':')
         .map_or(end, |k| h + k);
     let host = &s[h..host_end];
+    let mut labels = Vec::new();
+    let mut at = h;
+    for part in host.split(|&x| x == b'.') {
+        labels.push(run_at(s, runs, at, at + part.len()));
+        at += part.len() + 1;
+    }
+    let last = labels.last().copied().flatten();
+    let before_last = labels.len().checked_sub(2).and_then(|k| labels[k]);
     let local = matches!(host, b"127.0.0.1" | b"0.0.0.0")
-        || run_at(s, runs, h, host_end).is_some_and(|w| ask.is_one_of(w, LOCAL_HOSTS));
+        || (labels.len() == 1 && last.is_some_and(|w| ask.is_one_of(w, LOCAL_HOSTS)))
+        || last.is_some_and(|w| ask.is_one_of(w, RESERVED_TOP))
+        || (last.is_some_and(|w| ask.is_one_of(w, EXAMPLE_TOP))
+            && before_last.is_some_and(|w| ask.is_one_of(w, &[EXAMPLE_LABEL])));
     local.then_some(end)
 }
 
@@ -151,8 +174,9 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
         }
         if st < a + p {
             let own = run_at(s, runs, st, a + p).is_some_and(|w| !ask.is_one_of(w, KNOWN_SCHEMES));
-            let from = if own { a + p } else { st };
-            out.push((from, local_url_end(s, a + p + 3, b, runs, ask).unwrap_or(b)));
+            if !own {
+                out.push((st, local_url_end(s, a + p + 3, b, runs, ask).unwrap_or(b)));
+            }
             return;
         }
     }
@@ -305,13 +329,13 @@ mod tests {
         assert_eq!(fixed("\"ftp://a/b\" query", &[]), ["ftp", "a", "b"]);
     }
 
-    /// A scheme no outside program defines is the program's own word: only what follows it
-    /// is kept. A scheme of several words stays whole.
+    /// A URL whose scheme no outside program defines is the program's own data: nothing of
+    /// it is kept. A scheme of several words stays whole.
     #[test]
-    fn a_scheme_of_the_programs_own_is_not_protected() {
+    fn a_url_of_the_programs_own_scheme_is_not_protected() {
         assert_eq!(
             fixed("\"ledger://app/discounts\" redis://cache/0", &[]),
-            ["app", "discounts", "redis", "cache"]
+            ["redis", "cache"]
         );
         assert_eq!(
             fixed("ledger+ssh://host/x", &[]),
@@ -331,16 +355,33 @@ mod tests {
             ["http", "localhost", "http", "testserver", "https"]
         );
         assert_eq!(
-            fixed("http://localhosts/meh http://example.com/query", &[]),
+            fixed("http://localhosts/meh http://examples.com/query", &[]),
             [
                 "http",
                 "localhosts",
                 "meh",
                 "http",
-                "example",
+                "examples",
                 "com",
                 "query"
             ]
+        );
+    }
+
+    /// A URL on a name reserved for examples and tests is the program's data: its path is
+    /// renamed like the words it is built from. Real hosts and look-alikes keep theirs.
+    #[test]
+    fn paths_of_urls_on_reserved_hosts_are_not_protected() {
+        assert_eq!(
+            fixed(
+                "http://example.com/WikiLink.html https://www.example.org:8/a/b http://svc.test/q",
+                &[]
+            ),
+            ["http", "example", "com", "https", "www", "example", "org", "http", "svc", "test"]
+        );
+        assert_eq!(
+            fixed("http://example.io/q http://example.com.evil.net/r", &[]),
+            ["http", "example", "io", "q", "http", "example", "com", "evil", "net", "r"]
         );
     }
 
