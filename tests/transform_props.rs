@@ -180,6 +180,16 @@ const TEXT_FRAGS: &[&str] = &[
     "_query_",
     "_Ledger_",
     "&query;",
+    // Labels made from code names (`Renamer::swap_label`), emphasis edges in text, URLs on
+    // reserved hosts and of an own scheme (`formats::spans`).
+    "Query user",
+    "Ledger otter",
+    "Http response",
+    " ",
+    "query_",
+    "_Ledger",
+    "http://example.com/",
+    "own://",
 ];
 
 /// Byte fragments: the text fragments plus NUL and an invalid UTF-8 byte.

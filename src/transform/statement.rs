@@ -287,7 +287,7 @@ mod tests {
 # `Cart.add_item()` loses the total
 
 Calling `cart.add_item(x)` in shop/cart.py twice resets the total; see
-https://example.com/shop/cart and the test tests/test_cart.py::test_total.
+https://github.com/shop/cart and the test tests/test_cart.py::test_total.
 
 ```python
 cart = Cart()
@@ -321,8 +321,8 @@ $ python -m shop.cart
         // a name stays ("the item count" in a comment, "total" as a word is a code name).
         assert!(t.contains("in tide/plum.py twice resets the hinge;"), "{t}");
         assert!(t.contains("tests/test_plum.py::test_hinge"), "{t}");
-        // URLs are never renamed.
-        assert!(t.contains("https://example.com/shop/cart"), "{t}");
+        // URLs on real hosts are never renamed.
+        assert!(t.contains("https://github.com/shop/cart"), "{t}");
         // A traceback: its source line by the code rule, the rest by the prose rule.
         assert!(
             t.contains("File \"/testbed/tide/plum.py\", line 3, in add_brook"),
