@@ -10,7 +10,7 @@ const STATEMENT: &str = "\
 # `CirculationDesk.checkout_copy()` ignores the lending policy
 
 In bookmobile/desk.py, `checkout_copy` lends a copy that `lending_policy` forbids.
-See https://example.org/bookmobile/desk for the policy and run
+See https://github.com/bookmobile/desk for the policy and run
 tests/test_desk.py::test_copy_on_loan_cannot_be_lent_twice.
 
 ```python
@@ -44,7 +44,7 @@ fn a_statement_is_rendered_by_kind_and_reported() {
     );
     let view = String::from_utf8(out).unwrap();
     // Outside the URL, no original name is left.
-    let no_url = view.replace("https://example.org/bookmobile/desk", "");
+    let no_url = view.replace("https://github.com/bookmobile/desk", "");
     for name in [
         "CirculationDesk",
         "checkout_copy",
@@ -55,11 +55,11 @@ fn a_statement_is_rendered_by_kind_and_reported() {
     ] {
         assert!(!no_url.contains(name), "{name} left in:\n{view}");
     }
-    // The path as the view shows it, the URL untouched.
+    // The path as the view shows it, the URL on a real host untouched.
     let desk = repo.view_path(9, "bookmobile/desk.py");
     assert!(view.contains(&format!("In {desk}, ")), "{view}");
     assert!(
-        view.contains("https://example.org/bookmobile/desk"),
+        view.contains("https://github.com/bookmobile/desk"),
         "{view}"
     );
     // The report names each mention and its rule.
