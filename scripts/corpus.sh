@@ -63,7 +63,7 @@ PYTHON=${CORPUS_PYTHON:-python3}
 TEST_TIMEOUT=${CORPUS_TEST_TIMEOUT:-1200}
 INSTALL_TIMEOUT=${CORPUS_INSTALL_TIMEOUT:-600}
 
-if [ ! -x "$BIN" ]; then
+if [ -z "$NATIVE_ONLY" ] && [ ! -x "$BIN" ]; then
     (cd "$ROOT" && cargo build --release) || exit 1
 fi
 
@@ -195,12 +195,18 @@ PROJECTS=(
     "work|pure-eval|0.2.3|pytest|.|pure_eval|tests|$PYTEST|"
     "work|parse-type|0.6.4|pytest|.|parse_type|tests|$PYTEST parse==1.20.2 six==1.16.0 pytest-html==4.1.1 pytest-metadata==3.1.1 jinja2==3.1.4 markupsafe==2.1.5|"
     "work|mpmath|1.3.0|pytest|.|mpmath|mpmath/tests|$PYTEST|"
-    "held|anytree|2.13.0|pytest|src|anytree|tests|$PYTEST pytest-cov==5.0.0 test2ref==1.3.0 binaryornot==0.6.0|"
-    "held|mistletoe|1.6.0|pytest|.|mistletoe|test|$PYTEST parameterized==0.9.0 pygments==2.16.1|"
-    "held|w3lib|2.5.0|pytest|.|w3lib|tests|$PYTEST hypothesis==6.112.1|tests/test_url.py::TestPrivateHelpersProperties::test_parse_qs_matches_stdlib tests/test_url.py::TestPrivateHelpersProperties::test_parse_qsl_matches_stdlib"
-    "held|transitions|0.9.3|pytest|.|transitions|tests/test_add_remove.py tests/test_async.py tests/test_core.py tests/test_enum.py tests/test_experimental.py tests/test_factory.py tests/test_graphviz.py tests/test_imports.py tests/test_markup.py tests/test_mermaid.py tests/test_nesting.py tests/test_parallel.py tests/test_pygraphviz.py tests/test_reuse.py tests/test_states.py tests/test_threading.py|$PYTEST six==1.16.0 mock==5.1.0 dill==0.3.8|"
-    "held|pyotp|2.12.1|pytest|src|pyotp|test.py|$PYTEST|"
-    "held|furl|2.1.4|pytest|.|furl|tests|$PYTEST six==1.16.0 orderedmultidict==1.0.1|"
+    "work|anytree|2.13.0|pytest|src|anytree|tests|$PYTEST pytest-cov==5.0.0 test2ref==1.3.0 binaryornot==0.6.0|"
+    "work|mistletoe|1.6.0|pytest|.|mistletoe|test|$PYTEST parameterized==0.9.0 pygments==2.16.1|"
+    "work|w3lib|2.5.0|pytest|.|w3lib|tests|$PYTEST hypothesis==6.112.1|tests/test_url.py::TestPrivateHelpersProperties::test_parse_qs_matches_stdlib tests/test_url.py::TestPrivateHelpersProperties::test_parse_qsl_matches_stdlib"
+    "work|transitions|0.9.3|pytest|.|transitions|tests/test_add_remove.py tests/test_async.py tests/test_core.py tests/test_enum.py tests/test_experimental.py tests/test_factory.py tests/test_graphviz.py tests/test_imports.py tests/test_markup.py tests/test_mermaid.py tests/test_nesting.py tests/test_parallel.py tests/test_pygraphviz.py tests/test_reuse.py tests/test_states.py tests/test_threading.py|$PYTEST six==1.16.0 mock==5.1.0 dill==0.3.8|"
+    "work|pyotp|2.12.1|pytest|src|pyotp|test.py|$PYTEST|"
+    "work|furl|2.1.4|pytest|.|furl|tests|$PYTEST six==1.16.0 orderedmultidict==1.0.1|"
+    "held|humanfriendly|10.0|pytest|.|humanfriendly|humanfriendly/tests.py|$PYTEST docutils==0.21.2 mock==5.1.0|humanfriendly/tests.py::HumanFriendlyTestCase::test_generate_warning humanfriendly/tests.py::HumanFriendlyTestCase::test_prompt_for_confirmation humanfriendly/tests.py::HumanFriendlyTestCase::test_terminal_capabilities"
+    "held|html2text|2024.2.26|pytest|.|html2text|test|$PYTEST|"
+    "held|beautifulsoup4|4.12.3|pytest|.|bs4|bs4/tests|$PYTEST soupsieve==2.6 lxml==5.3.0 html5lib==1.1 six==1.16.0 webencodings==0.5.1|bs4/tests/test_css.py::TestCSSSelectors::test_unsupported_pseudoclass bs4/tests/test_lxml.py::TestLXMLTreeBuilder::test_real_xhtml_document bs4/tests/test_lxml.py::TestLXMLTreeBuilder::test_namespaced_html bs4/tests/test_lxml.py::TestLXMLTreeBuilder::test_detect_xml_parsed_as_html"
+    "held|arrow|1.3.0|pytest|.|arrow|tests|$PYTEST pytest-cov==5.0.0 pytest-mock==3.14.0 python-dateutil==2.9.0.post0 six==1.16.0 types-python-dateutil==2.9.0.20240906 pytz==2021.1 simplejson==3.19.3 dateparser==1.2.0 regex==2024.9.11 tzlocal==5.2|"
+    "held|bitstring|4.2.3|pytest|.|bitstring|tests|$PYTEST bitarray==2.9.2 gfloat==0.4 numpy==2.1.1 more-itertools==10.5.0 hypothesis==6.112.1 pytest-benchmark==4.0.0 py-cpuinfo==9.0.0|"
+    "held|asyncstdlib|3.12.5|pytest|.|asyncstdlib|unittests|$PYTEST|"
 )
 
 mkdir -p "$WORK/cache"
