@@ -79,7 +79,9 @@ fn label_joins(pieces: &[&str]) -> [String; 3] {
             p.to_ascii_uppercase()
         } else {
             let mut c = p.to_ascii_lowercase();
-            c[..1].make_ascii_uppercase();
+            if let Some(first) = c.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
             c
         }
     };
@@ -508,9 +510,14 @@ impl Renamer {
     /// Whether `run` is `_name_` (one underscore each side, no dunder) around a code name
     /// that is not frozen.
     fn is_emphasised_code_ident(&self, run: &str) -> bool {
-        let Some(core) = run.strip_prefix('_').and_then(|r| r.strip_suffix('_')) else {
-            return false;
-        };
+        run.strip_prefix('_')
+            .and_then(|r| r.strip_suffix('_'))
+            .is_some_and(|core| self.is_marked_up_code_ident(core))
+    }
+
+    /// Whether `core`, the run inside markup underscores, is a code name that is not frozen
+    /// and has no underscore of its own at either end.
+    fn is_marked_up_code_ident(&self, core: &str) -> bool {
         !core.starts_with('_')
             && !core.ends_with('_')
             && self.is_code_ident(core)
@@ -520,14 +527,10 @@ impl Renamer {
     /// Whether `run` is `name_` or `_name` (one underscore, on one side) after a code name
     /// that is not frozen.
     fn is_edge_of_emphasis(&self, run: &str) -> bool {
-        let core = match (run.strip_prefix('_'), run.strip_suffix('_')) {
-            (Some(c), None) | (None, Some(c)) => c,
-            _ => return false,
-        };
-        !core.starts_with('_')
-            && !core.ends_with('_')
-            && self.is_code_ident(core)
-            && !self.is_frozen_run(core)
+        match (run.strip_prefix('_'), run.strip_suffix('_')) {
+            (Some(core), None) | (None, Some(core)) => self.is_marked_up_code_ident(core),
+            _ => false,
+        }
     }
 
     /// Swap the runs of a file's contents according to its kind. Involution.
@@ -754,10 +757,9 @@ impl Renamer {
     /// three lower-case words after it, one space apart, in a string, text or comment,
     /// whose join (`label_joins`) is a code name that is renamed (Django shows the field
     /// `pub_date` as `Pub date:`, `capfirst(name.replace("_", " "))`, and the model
-    /// `ExplicitPK` as `Explicit pk`). Returns how many
-    /// runs it takes (the longest such label) and their images. The join and the image
-    /// are asked alike and the bytes between the runs never change, so the view finds the
-    /// same labels.
+    /// `ExplicitPK` as `Explicit pk`). Returns how many runs it takes (the longest such
+    /// label) and their images. The join and the image are asked alike and the bytes
+    /// between the runs never change, so the view finds the same labels.
     fn swap_label(&self, s: &[u8], runs: &[lexer::Run]) -> Option<(usize, Vec<String>)> {
         let first = runs.first()?;
         if !matches!(first.class, Class::String | Class::Text | Class::Comment) {

@@ -511,14 +511,13 @@ pub(super) fn class_spellings(run: &str) -> Vec<String> {
 /// (mistletoe's `"render_{}".format(snake)` with `render_blank_line` for `BlankLine`,
 /// `render_block_code` for `BlockCode`): of the members whose run-time part has several
 /// words, at least `CLASS_FAMILY_MIN`, and at least half, have one that is the snake case
-/// of a class-like code run (see [`class_spellings`]). Such a family is a class family although no `__name__` is read
-/// next to its literal (the class's name reaches it through a call).
-pub(super) fn class_shaped<'f>(
-    fragments: impl IntoIterator<Item = &'f Fragment>,
+/// of a class-like code run (see [`class_spellings`]). Such a family is a class family
+/// although no `__name__` is read next to its literal (the class's name reaches it through
+/// a call). `index` holds the joined fragments.
+pub(super) fn class_shaped(
+    index: &FragmentIndex,
     code_runs: &BTreeSet<String>,
 ) -> HashSet<(bool, String)> {
-    let fragments: Vec<&Fragment> = fragments.into_iter().collect();
-    let index = FragmentIndex::new(fragments.iter().copied());
     // Only snake case counts: a one-word class's lower case is also the keyword a parser
     // dispatches on (jinja2's `parse_extends` for the tag `extends`, beside the node
     // `Extends`), which ties no class to the family.

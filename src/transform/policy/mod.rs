@@ -838,7 +838,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // `backends/sqlite`), so the family rules below must see them as such.
     f.add_code_runs(input.tree_modules.iter().cloned());
     let fragment_index = FragmentIndex::new(fragments.iter().filter(|fr| fr.joined));
-    let shaped = class_shaped(fragments.iter().filter(|fr| fr.joined), &f.code_runs);
+    let shaped = class_shaped(&fragment_index, &f.code_runs);
     let class_families = FragmentIndex::new(fragments.iter().filter(|fr| {
         fr.joined && (fr.near_name || shaped.contains(&(fr.prefix, fr.text.clone())))
     }));
