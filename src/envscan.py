@@ -25,7 +25,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 18
+SCAN_VERSION = 19
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -1053,6 +1053,7 @@ def c_child():
     warnings.simplefilter("ignore")
     site = {os.path.realpath(p) for p in req["site"]}
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") not in site]
+    isolated = list(sys.path)
     specs = req["specs"]
     for k in range(req["start"], len(specs)):
         group, name, path = specs[k]
@@ -1062,6 +1063,22 @@ def c_child():
             names = sorted(n for n in c_names(load_module(name, path)) if isinstance(n, str))
         except BaseException:
             names = []
+        # An extension module that imports its own package's Python code when it starts
+        # (`lxml.etree` reads `lxml._elementpath`) cannot load in isolation; its names are
+        # outside names all the same, so it is imported once more as its package's module,
+        # with site-packages on the path.
+        if not names and path is not None:
+            try:
+                sys.path[:] = isolated + req["site"]
+                # A failed start may have left the module half made in `sys.modules`.
+                sys.modules.pop(name, None)
+                import importlib
+                names = sorted(n for n in c_names(importlib.import_module(name))
+                               if isinstance(n, str))
+            except BaseException:
+                names = []
+            finally:
+                sys.path[:] = isolated
         report.write(json.dumps(["done", k, names]) + "\n")
         report.flush()
     report.close()

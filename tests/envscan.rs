@@ -210,6 +210,32 @@ fn a_bad_module_never_fails_the_scan() {
     assert!(t.elapsed() < std::time::Duration::from_secs(20));
 }
 
+/// An extension module that imports its own package's Python code when it starts (`lxml.etree`
+/// reads `lxml._elementpath`) cannot load with site-packages off the path; it is imported
+/// again as its package's module, so its names (`LXML_VERSION`) are outside names. A `.py`
+/// file stands for the extension (`c_scan` loads either from its file).
+#[test]
+fn an_extension_module_that_needs_its_package_is_listed() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    write(&site, "fastpkg/__init__.py", "");
+    write(&site, "fastpkg/_helper.py", "HELPER = 1\n");
+    write(
+        &site,
+        "fastpkg/fast.py",
+        "from fastpkg import _helper\nFAST_VERSION = _helper.HELPER\n",
+    );
+    let code = format!(
+        "r = envscan.c_scan([(\"fastpkg\", \"fastpkg.fast\", {fast:?})], [{site:?}])\n\
+         print(json.dumps({{g: sorted(v) for g, v in r.items()}}))",
+        fast = site.join("fastpkg/fast.py"),
+        site = site,
+    );
+    let got: std::collections::BTreeMap<String, Vec<String>> =
+        serde_json::from_slice(&python(d.path(), &code)).unwrap();
+    assert!(has(got.get("fastpkg"), "FAST_VERSION"), "{got:?}");
+}
+
 /// A site-packages where `host` loads the `host_plugins` entry points (`plug`), and `user`
 /// imports a repository `mine` and uses its API.
 fn made_up_site(dir: &Path) {
