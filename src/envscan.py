@@ -25,7 +25,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 19
+SCAN_VERSION = 20
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -1055,6 +1055,11 @@ def c_child():
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") not in site]
     isolated = list(sys.path)
     specs = req["specs"]
+    # Classes a module makes but binds to no name of its own (`re.Pattern`, made by `_sre`,
+    # whose `search(..., endpos=...)` code calls by keyword) are found as the classes that
+    # exist after it loads and did not before. Those of the interpreter's start count for
+    # the stdlib.
+    seen = set()
     for k in range(req["start"], len(specs)):
         group, name, path = specs[k]
         report.write(json.dumps(["begin", k]) + "\n")
@@ -1079,6 +1084,13 @@ def c_child():
                 names = []
             finally:
                 sys.path[:] = isolated
+        try:
+            made = all_classes() - seen
+            seen |= made
+            if names or group == "":
+                names = sorted(set(names) | {n for c in made for n in class_names(c)})
+        except BaseException:
+            pass
         report.write(json.dumps(["done", k, names]) + "\n")
         report.flush()
     report.close()
@@ -1096,6 +1108,40 @@ def load_module(name, path):
     return mod
 
 
+def all_classes():
+    """Every class of the process: the subclasses of `object`, transitively."""
+    out = set()
+    todo = [object]
+    while todo:
+        c = todo.pop()
+        try:
+            subs = type.__subclasses__(c)
+        except Exception:
+            continue
+        for sc in subs:
+            if sc not in out:
+                out.add(sc)
+                todo.append(sc)
+    return out
+
+
+def class_names(cls):
+    """A class's name, its members' names and its methods' parameters."""
+    names = set()
+    try:
+        names.add(cls.__name__)
+        members = dir(cls)
+    except Exception:
+        return names
+    for m in members:
+        names.add(m)
+        try:
+            names.update(params(getattr(cls, m)))
+        except Exception:
+            continue
+    return {n for n in names if isinstance(n, str)}
+
+
 def c_names(mod):
     """Every name a module defines, the names of its classes' members, and the parameters of
     its functions and of its classes' methods: code calls them with keyword arguments
@@ -1109,13 +1155,7 @@ def c_names(mod):
             continue
         names.update(params(v))
         if isinstance(v, type):
-            names.add(v.__name__)
-            for m in dir(v):
-                names.add(m)
-                try:
-                    names.update(params(getattr(v, m)))
-                except Exception:
-                    continue
+            names |= class_names(v)
     return names
 
 

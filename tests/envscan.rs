@@ -50,7 +50,8 @@ fn has(list: Option<&Vec<String>>, name: &str) -> bool {
 
 /// Parameters of functions implemented in C are outside names: `sqlite3`'s
 /// `Connection.create_function(..., deterministic=True)` (a method of an extension module's
-/// class) and `connect(check_same_thread=...)`, which have no Python source.
+/// class), `connect(check_same_thread=...)` and `re.Pattern.search(..., endpos=...)`, which
+/// have no Python source.
 #[test]
 fn c_function_parameters_are_outside_names() {
     let d = tempfile::tempdir().unwrap();
@@ -72,6 +73,9 @@ fn c_function_parameters_are_outside_names() {
     for name in ["deterministic", "check_same_thread", "create_function"] {
         assert!(has(stdlib, name), "{name} missing");
     }
+    // A class a C module makes but binds to no name: `_sre`'s `Pattern`, whose
+    // `search(string, pos, endpos)` beautifulsoup4 calls with `endpos=`.
+    assert!(has(stdlib, "endpos"), "endpos missing");
 }
 
 /// The interpreter's own types are known by `__name__`s no module binds (`types.CellType` is
