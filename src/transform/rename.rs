@@ -67,8 +67,11 @@ pub fn file_kind(name: &[u8], content: &[u8]) -> FileKind {
     }
 }
 
-/// The most words a label made from a code name has (`swap_label`).
-const LABEL_WORDS: usize = 4;
+/// The most words a label made from a code name has (`swap_label`). Longer labels met
+/// longer coincidences than they served: parso's expected CPython message "unknown Unicode
+/// character name" followed its module-level `unicode_character_name` (5 tests), while no
+/// corpus test compared a label of more than two words.
+const LABEL_WORDS: usize = 2;
 
 /// The code names a label's words may come from: their snake case (`pub_date` for `Pub
 /// date`) and their CamelCase, with words of one or two letters also in upper case
@@ -753,8 +756,8 @@ impl Renamer {
         }
     }
 
-    /// A label made from a code name, at the start of `runs`: a capitalised word and up to
-    /// three lower-case words after it, one space apart, in a string, text or comment,
+    /// A label made from a code name, at the start of `runs`: a capitalised word and a
+    /// lower-case word after it (`LABEL_WORDS`), one space apart, in a string, text or comment,
     /// whose join (`label_joins`) is a code name that is renamed (Django shows the field
     /// `pub_date` as `Pub date:`, `capfirst(name.replace("_", " "))`, and the model
     /// `ExplicitPK` as `Explicit pk`). Returns how many runs it takes (the longest such
@@ -1108,6 +1111,10 @@ mod tests {
         let want = "s = '<li>Perky ledger: x</li> Pub  date, Date pub, User date, pub date'\n";
         assert_eq!(swap_py(&r, src), want);
         assert_eq!(swap_py(&r, want), src);
+        // Three words are no label, though their join is a code name.
+        let r3 = Renamer::new([("pub", "perky")], [], ["pub_date_user"]).unwrap();
+        let src = "s = 'Pub date user'\n";
+        assert_eq!(swap_py(&r3, src), src);
         let text = "Pub date\n";
         assert_eq!(
             r.swap_content(b"a.txt", text.as_bytes()),
