@@ -180,11 +180,8 @@ const TEXT_FRAGS: &[&str] = &[
     "_query_",
     "_Ledger_",
     "&query;",
-    // Labels made from code names (`Renamer::swap_label`), emphasis edges in text, URLs on
-    // reserved hosts and of an own scheme (`formats::spans`).
-    "Query user",
-    "Ledger otter",
-    "Http response",
+    // Emphasis edges in text, URLs on reserved hosts and of an own scheme
+    // (`formats::spans`).
     " ",
     "query_",
     "_Ledger",

@@ -67,34 +67,6 @@ pub fn file_kind(name: &[u8], content: &[u8]) -> FileKind {
     }
 }
 
-/// The most words a label made from a code name has (`swap_label`). Longer labels met
-/// longer coincidences than they served: parso's expected CPython message "unknown Unicode
-/// character name" followed its module-level `unicode_character_name` (5 tests), while no
-/// corpus test compared a label of more than two words.
-const LABEL_WORDS: usize = 2;
-
-/// The code names a label's words may come from: their snake case (`pub_date` for `Pub
-/// date`) and their CamelCase, with words of one or two letters also in upper case
-/// (`ExplicitPK` for `Explicit pk`, Django's `camel_case_to_spaces` of a model's name).
-fn label_joins(pieces: &[&str]) -> [String; 3] {
-    let cap = |p: &str, short_upper: bool| {
-        if short_upper && p.len() <= 2 {
-            p.to_ascii_uppercase()
-        } else {
-            let mut c = p.to_ascii_lowercase();
-            if let Some(first) = c.get_mut(..1) {
-                first.make_ascii_uppercase();
-            }
-            c
-        }
-    };
-    [
-        pieces.join("_").to_ascii_lowercase(),
-        pieces.iter().map(|p| cap(p, false)).collect(),
-        pieces.iter().map(|p| cap(p, true)).collect(),
-    ]
-}
-
 impl Renamer {
     /// Build from original->virtual pairs (lowercase tokens), frozen runs and code runs.
     /// Pairs that would break the involution (a word used twice) are rejected.
@@ -718,18 +690,6 @@ impl Renamer {
                 i = j;
                 continue;
             }
-            if j == i + 1 {
-                if let Some((n, new)) = self.swap_label(s, &runs[i..]) {
-                    let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
-                    for (x, w) in runs[i..i + n].iter().zip(new) {
-                        o.extend_from_slice(&s[last..x.start]);
-                        o.extend_from_slice(w.as_bytes());
-                        last = x.end;
-                    }
-                    i += n;
-                    continue;
-                }
-            }
             for r in &runs[i..j] {
                 // Runs are ASCII by construction.
                 let Ok(run) = std::str::from_utf8(&s[r.start..r.end]) else {
@@ -754,54 +714,6 @@ impl Renamer {
                 Cow::Owned(o)
             }
         }
-    }
-
-    /// A label made from a code name, at the start of `runs`: a capitalised word and a
-    /// lower-case word after it (`LABEL_WORDS`), one space apart, in a string, text or comment,
-    /// whose join (`label_joins`) is a code name that is renamed (Django shows the field
-    /// `pub_date` as `Pub date:`, `capfirst(name.replace("_", " "))`, and the model
-    /// `ExplicitPK` as `Explicit pk`). Returns how many runs it takes (the longest such
-    /// label) and their images. The join and the image are asked alike and the bytes
-    /// between the runs never change, so the view finds the same labels.
-    fn swap_label(&self, s: &[u8], runs: &[lexer::Run]) -> Option<(usize, Vec<String>)> {
-        let first = runs.first()?;
-        if !matches!(first.class, Class::String | Class::Text | Class::Comment) {
-            return None;
-        }
-        let word = |r: &lexer::Run| std::str::from_utf8(&s[r.start..r.end]).ok();
-        let head = word(first)?.as_bytes();
-        if head.len() < 2
-            || !head[0].is_ascii_uppercase()
-            || !head[1..].iter().all(u8::is_ascii_lowercase)
-        {
-            return None;
-        }
-        let mut n = 1;
-        while n < runs.len().min(LABEL_WORDS)
-            && runs[n].class == first.class
-            && runs[n].start == runs[n - 1].end + 1
-            && s[runs[n - 1].end] == b' '
-            && word(&runs[n]).is_some_and(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
-        {
-            n += 1;
-        }
-        (2..=n).rev().find_map(|k| {
-            let pieces: Vec<&str> = runs[..k].iter().filter_map(word).collect();
-            let named = label_joins(&pieces).iter().any(|joined| {
-                self.image(joined).is_some_and(|img| {
-                    (self.is_code_ident(joined) || self.is_code_ident(&img))
-                        && !self.is_frozen_run(joined)
-                        && !self.is_frozen_run(&img)
-                })
-            });
-            named.then(|| {
-                let new = pieces
-                    .iter()
-                    .map(|p| self.image(p).unwrap_or_else(|| p.to_string()))
-                    .collect();
-                (k, new)
-            })
-        })
     }
 
     /// The word a renamed token of the original is swapped with.
@@ -1093,38 +1005,6 @@ mod tests {
         let py = "s = 'Markdown_'  # Ledger_\n";
         assert_eq!(swap_py(&r, src), py);
         assert_eq!(swap_py(&r, py), src);
-    }
-
-    /// Django labels a form field with its name made readable (`Pub date:` for
-    /// `pub_date`): a capitalised word and lower-case words after it, one space apart, whose
-    /// join is a renamed code name, follow it. A join that is no code name, a frozen one and
-    /// words that are not one space apart stay.
-    #[test]
-    fn labels_made_from_code_names_follow_them() {
-        let r = Renamer::new(
-            [("pub", "perky"), ("date", "ledger"), ("user", "otter")],
-            ["user_date"],
-            ["pub_date", "user_date"],
-        )
-        .unwrap();
-        let src = "s = '<li>Pub date: x</li> Pub  date, Date pub, User date, pub date'\n";
-        let want = "s = '<li>Perky ledger: x</li> Pub  date, Date pub, User date, pub date'\n";
-        assert_eq!(swap_py(&r, src), want);
-        assert_eq!(swap_py(&r, want), src);
-        // Three words are no label, though their join is a code name.
-        let r3 = Renamer::new([("pub", "perky")], [], ["pub_date_user"]).unwrap();
-        let src = "s = 'Pub date user'\n";
-        assert_eq!(swap_py(&r3, src), src);
-        let text = "Pub date\n";
-        assert_eq!(
-            r.swap_content(b"a.txt", text.as_bytes()),
-            "Perky ledger\n".as_bytes()
-        );
-        let r = Renamer::new([("explicit", "ledger")], [], ["ExplicitPK"]).unwrap();
-        let src = "s = 'Explicit pk with this Key'\n";
-        let want = "s = 'Ledger pk with this Key'\n";
-        assert_eq!(swap_py(&r, src), want);
-        assert_eq!(swap_py(&r, want), src);
     }
 
     #[test]
