@@ -201,7 +201,7 @@ echo "== walls"; umount {repo_p} 2>&1; umount -l {repo_p} 2>&1; mount -t tmpfs n
 echo "== python"; cd / && {py} -c 'import sys, pkgutil; print(sys.path); print(sorted(m.name for m in pkgutil.iter_modules()))'
 {py} -m pip list 2>&1
 cd {repo_p}
-f=$(grep -rl 'def ' --include='*.py' . | grep -v test | head -1)
+f=$(grep -rl '^def ' --include='*.py' . | grep -v test | head -1)
 echo "== edit $f"
 printf '\n\ndef added_by_agent():\n    return 42\n' >> "$f"
 printf 'fresh = 1\n' > fresh_module.py
@@ -343,7 +343,7 @@ fn run_as_an_unprivileged_user_edits_and_owns_what_it_creates() {
         r#"
 echo "== id"; id -u
 cd {repo_p}
-f=$(grep -rl 'def ' --include='*.py' . | grep -v test | head -1)
+f=$(grep -rl '^def ' --include='*.py' . | grep -v test | head -1)
 sed -i 's/^def /def  /' "$f" && echo "edited"
 mkdir made_dir && printf 'x = 1\n' > made_dir/made.py && echo "created"
 umount {repo_p} 2>&1 || true
