@@ -13,6 +13,7 @@ import ast
 import builtins
 import types
 import configparser
+import importlib
 import json
 import keyword
 import os
@@ -1077,7 +1078,6 @@ def c_child():
                 sys.path[:] = isolated + req["site"]
                 # A failed start may have left the module half made in `sys.modules`.
                 sys.modules.pop(name, None)
-                import importlib
                 names = sorted(n for n in c_names(importlib.import_module(name))
                                if isinstance(n, str))
             except BaseException:

@@ -454,40 +454,26 @@ class Filter:
 fn a_family_named_after_classes_ties_them_through_snake_case() {
     let src: &[u8] = br#"
 import re
-class BlankLine:
-    pass
-class BlockCode:
-    pass
-class ThematicBreak:
-    pass
-class Heading:
-    pass
-class Paragraph:
-    pass
+class BlankLine: pass
+class BlockCode: pass
+class ThematicBreak: pass
+class Heading: pass
+class Paragraph: pass
 class Renderer:
     def func(self, cls_name):
         snake = "_".join(map(str.lower, re.findall("[A-Z][a-z]+", cls_name)))
         return "render_{}".format(snake)
     def show(self, what):
         return getattr(self, "show_%s" % what)
-    def render_blank_line(self, t):
-        return t
-    def render_block_code(self, t):
-        return t
-    def render_thematic_break(self, t):
-        return t
-    def render_heading(self, t):
-        return t
-    def render_paragraph(self, t):
-        return t
-    def show_blank_line(self, t):
-        return t
-    def show_heading(self, t):
-        return t
-    def show_ledger(self, t):
-        return t
-    def show_pages(self, t):
-        return t
+    def render_blank_line(self, t): return t
+    def render_block_code(self, t): return t
+    def render_thematic_break(self, t): return t
+    def render_heading(self, t): return t
+    def render_paragraph(self, t): return t
+    def show_blank_line(self, t): return t
+    def show_heading(self, t): return t
+    def show_ledger(self, t): return t
+    def show_pages(self, t): return t
 "#;
     let defined = set(&[
         "BlankLine",
