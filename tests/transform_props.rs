@@ -187,6 +187,14 @@ const TEXT_FRAGS: &[&str] = &[
     "_Ledger",
     "http://example.com/",
     "own://",
+    // Compound names in mixed case shapes (`Renamer::is_case_folded_code_ident`).
+    "User_Get",
+    "Otter_GET",
+    "user-GET",
+    "'OTTER-get'",
+    "'user-GET'",
+    "Http_Response",
+    "Query_User",
 ];
 
 /// Byte fragments: the text fragments plus NUL and an invalid UTF-8 byte.

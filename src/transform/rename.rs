@@ -240,6 +240,28 @@ impl Renamer {
         self.is_code_ident(&lower) && !self.is_frozen_run(&lower)
     }
 
+    /// Whether `run` is a compound of `_`-joined words in mixed case shapes (`Existing_Key`,
+    /// `locale_NAME`; each word lower, upper or capitalised) whose lower case is a code name
+    /// that is not frozen: data that code folds with `.lower()` to look the name up (a
+    /// case-insensitive mapping filled from the keywords `existing_key=...`). Single-case runs
+    /// are `is_other_case_of_code_ident`'s, a single capitalised word
+    /// `is_capitalised_code_ident`'s; hyphen groups `swap_hyphen_group`'s.
+    fn is_case_folded_code_ident(&self, run: &str) -> bool {
+        let words: Vec<&str> = run.split('_').collect();
+        let shaped = |w: &str| {
+            let b = w.as_bytes();
+            !b.is_empty()
+                && b.iter().all(u8::is_ascii_alphabetic)
+                && (b[1..].iter().all(u8::is_ascii_lowercase)
+                    || b.iter().all(u8::is_ascii_uppercase))
+        };
+        let lower = run.to_ascii_lowercase();
+        words.len() >= 2
+            && words.iter().all(|w| shaped(w))
+            && tokens::other_case(run).is_none()
+            && self.is_renamed_code_ident(&lower)
+    }
+
     /// Whether a letter token of `run`, taken as a run of its own (as written or lowercase),
     /// is frozen: `"_Namespace__attrs"` names a mangled attribute of an outside class,
     /// `"TEST_ARG"` may be built at run time from the frozen `arg`.
@@ -442,6 +464,9 @@ impl Renamer {
                 if self.is_capitalised_code_ident(run) || self.is_capitalised_code_ident(&img) {
                     return Some(img);
                 }
+                if self.is_case_folded_code_ident(run) || self.is_case_folded_code_ident(&img) {
+                    return Some(img);
+                }
                 // A code name between underscores (`_Markdown_`, emphasis in Markdown text
                 // that the program renders as `<em>Markdown</em>`) is that name marked up.
                 if self.is_emphasised_code_ident(run) || self.is_emphasised_code_ident(&img) {
@@ -573,13 +598,28 @@ impl Renamer {
     /// The swap of a hyphenated group of string runs (`"other-cmd"`, `"--start-after"`):
     /// when its underscore form is a code identifier (or that form's image is), each piece
     /// takes its token image, as the identifier does. `None` when the group is not such a name.
-    fn swap_hyphen_group(&self, pieces: &[&str]) -> Option<Vec<String>> {
+    ///
+    /// A whole string literal whose pieces mix lower and upper case (`"locale-NAME"`) is that
+    /// name's data folded with `.lower()` (`is_case_folded_code_ident`). Only a whole
+    /// literal: inside longer text such a group is prose (`non-ASCII`, `JSON-data`), and
+    /// capitalised pieces make a header (`Last-Translator`, compared with data that
+    /// `keeps_group` may keep).
+    fn swap_hyphen_group(&self, pieces: &[&str], whole_literal: bool) -> Option<Vec<String>> {
         let joined = pieces.join("_");
         let img = self.image(&joined)?;
         if self.is_frozen_run(&joined) || self.is_frozen_run(&img) {
             return None;
         }
-        if !(self.is_code_ident(&joined) || self.is_code_ident(&img)) {
+        let folded = |x: &str| {
+            whole_literal
+                && x.split('_').all(|w| tokens::other_case(w).is_some())
+                && self.is_case_folded_code_ident(x)
+        };
+        if !(self.is_code_ident(&joined)
+            || self.is_code_ident(&img)
+            || folded(&joined)
+            || folded(&img))
+        {
             return None;
         }
         Some(
@@ -655,7 +695,13 @@ impl Renamer {
                     .iter()
                     .map(|x| std::str::from_utf8(&s[x.start..x.end]).unwrap_or(""))
                     .collect();
-                let group = self.swap_hyphen_group(&pieces);
+                // The bytes around the group are never part of a run, so the view shows the
+                // same quotes and decides the same way.
+                let open = runs[i].start.checked_sub(1).map(|k| s[k]);
+                let whole_literal =
+                    matches!(open, Some(b'"' | b'\'')) && s.get(runs[j - 1].end).copied() == open;
+                let group =
+                    self.swap_hyphen_group(&pieces, whole_literal && r.class == Class::String);
                 if r.class == Class::Dist && group.is_none() {
                     i = j;
                     continue;
@@ -671,11 +717,6 @@ impl Renamer {
                         })
                         .collect()
                 });
-                // The bytes around the group are never part of a run, so the view shows the
-                // same quotes and decides the same way.
-                let open = runs[i].start.checked_sub(1).map(|k| s[k]);
-                let whole_literal =
-                    matches!(open, Some(b'"' | b'\'')) && s.get(runs[j - 1].end).copied() == open;
                 let kept = r.class != Class::Dist
                     && (self.keeps_group(&pieces, whole_literal)
                         || self.keeps_group(&new, whole_literal));
@@ -1303,6 +1344,28 @@ mod tests {
             "e = ['Book with this Query already exists.', 'Set']\n",
             "e = ['Book with this Ledger already exists.', 'Set']\n",
         );
+        assert_eq!(swap_py(&r, o), v);
+        assert_eq!(swap_py(&r, v), o);
+    }
+
+    /// Data spelling a renamed compound name in mixed case shapes follows it both ways
+    /// (humanfriendly's `CaseInsensitiveDict(existing_key=42).get('Existing_Key')`, arrow's
+    /// `get_locale("locale-NAME")`), though a frozen piece (`existing`, `locale`) keeps other
+    /// compounds; a folded compound that names nothing (`Existing_Other`), a hyphen group
+    /// inside longer text (prose: `a locale-NAME pair`) and a capitalised hyphen group (a
+    /// header: `Locale-Name`) stay.
+    #[test]
+    fn case_folded_data_follows_the_compound_name() {
+        let r = Renamer::new(
+            [("key", "pit"), ("name", "chop"), ("other", "ledger")],
+            ["existing", "locale"],
+            ["existing_key", "locale_name"],
+        )
+        .unwrap();
+        let o = "d = D(existing_key=1)\nd.get('Existing_Key', 'EXISTING_key', 'Existing_Other')\n\
+                 f(locale_name, 'locale-NAME', 'a locale-NAME pair', 'Locale-Name')\n";
+        let v = "d = D(existing_pit=1)\nd.get('Existing_Pit', 'EXISTING_pit', 'Existing_Other')\n\
+                 f(locale_chop, 'locale-CHOP', 'a locale-NAME pair', 'Locale-Name')\n";
         assert_eq!(swap_py(&r, o), v);
         assert_eq!(swap_py(&r, v), o);
     }
