@@ -959,6 +959,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
                     || other_case_of_frozen(r, &whole_strings, input, &f).is_some()
                     || names.parts_with_frozen(r, &class_families)
+                    || private_twin_of_frozen(r, &whole_strings, &f)
             })
             .cloned()
             .collect();
@@ -988,6 +989,20 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     freeze_joins_of_frozen_names(&mut f);
     f
+}
+
+/// A private name held as a whole string (`"_prerelease"` in `__slots__`) whose public twin
+/// stays (`prerelease`, frozen) stays too: code turns one into the other by adding or
+/// stripping the underscore (semver's `NAMES = tuple(item[1:] for item in __slots__)`, then
+/// `part in NAMES` for the data `"prerelease"`), which no fragment literal shows. A private
+/// name that is never data is renamed as before.
+fn private_twin_of_frozen(run: &str, whole_strings: &HashSet<&str>, f: &Findings) -> bool {
+    run.strip_prefix('_').is_some_and(|public| {
+        !public.is_empty()
+            && !public.starts_with('_')
+            && whole_strings.contains(run)
+            && f.frozen_runs.contains_key(public)
+    })
 }
 
 /// A run in one case whose other case is a frozen run the code holds as a whole string stays

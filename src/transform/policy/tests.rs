@@ -931,3 +931,38 @@ fn words_of_a_program_stay_where_it_is_run() {
     assert!(f.owned_runs.contains("signing"), "{:?}", f.owned_runs);
     assert!(f.owned_runs.contains("from_pem"), "{:?}", f.owned_runs);
 }
+
+/// A private name held as data (`"_prerelease"` in `__slots__`) whose public twin stays (an
+/// outside name here) stays too: the program strips the underscore to get the public name.
+/// A private name that is never a whole string (`_build`) and one whose twin is renamed
+/// (`_major`) are renamed.
+#[test]
+fn private_data_twins_of_frozen_names_stay() {
+    let own = set(&["version"]);
+    let defined = set(&[
+        "Version",
+        "major",
+        "prerelease",
+        "build",
+        "_major",
+        "_prerelease",
+        "_build",
+    ]);
+    let outside = set(&["prerelease", "build"]);
+    let module: &[u8] = b"class Version:\n    __slots__ = ('_major', '_prerelease')\n    NAMES = tuple(i[1:] for i in __slots__)\n    def __init__(self, major, prerelease):\n        self._major = major\n        self._prerelease = prerelease\n        self._build = None\n";
+    let input = PolicyInput {
+        python: vec![("version.py", module)],
+        names: vec!["version.py"],
+        env_names: &outside,
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert!(f.frozen_owned.contains("prerelease"), "{:?}", f.frozen_runs);
+    assert!(
+        f.frozen_owned.contains("_prerelease"),
+        "{:?}",
+        f.frozen_runs
+    );
+    assert!(f.owned_runs.contains("_major"), "{:?}", f.owned_runs);
+    assert!(f.owned_runs.contains("_build"), "{:?}", f.frozen_runs);
+}
