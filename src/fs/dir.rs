@@ -1,5 +1,13 @@
-//! Directory listings: `.`, `..`, then view names in byte order, hidden names left out, and
-//! stable offsets for a listing read in several calls (one snapshot per handle).
+//! Directory listings: `.`, `..`, then view names in the order the original directory lists
+//! them (scratch entries after), hidden names left out, and stable offsets for a listing read
+//! in several calls (one snapshot per handle).
+//!
+//! Why the disk's order and not a sorted one: a program that walks `os.listdir` or `glob`
+//! unsorted (html2text numbers its test cases in glob order) meets its files in the order the
+//! file system gives, and law 5 asks the view to give the same order as the original. Sorted
+//! consumers are law 5's other half, kept by `transform::order`. The order of a file system
+//! that hashes names (ext4's htree, with a per-file-system secret seed) shows nothing of the
+//! original names that the names themselves would not.
 
 use super::*;
 
@@ -25,7 +33,7 @@ impl ViewFs {
         Ok(fh)
     }
 
-    /// The listing of directory `ino`: `.`, `..`, then view names in byte order.
+    /// The listing of directory `ino`: `.`, `..`, then view names in the original's order.
     pub(super) fn list_dir(&self, ino: u64) -> FsResult<Vec<DirEntry>> {
         let (view, back) = self.node(ino)?;
         let path = self.disk(&back);
@@ -67,8 +75,9 @@ impl ViewFs {
                 Kind::Dir,
             ));
         }
-        names.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        names.dedup_by(|a, b| a.0 == b.0);
+        // The first of two equal names wins (an original's view name shadows a scratch entry).
+        let mut seen = std::collections::HashSet::with_capacity(names.len());
+        names.retain(|n| seen.insert(n.0.clone()));
         let mut st = self.state.lock();
         let parent_ino = view
             .parent()
