@@ -43,7 +43,8 @@ pub struct FileDefs<'a> {
     /// `listed::listed_together`, and the groups of `listed::TestOrder`.
     pub listed: Vec<Vec<&'a str>>,
     /// Names given a bare annotation at the start of a statement (`module_base: Path`, with
-    /// or without a value): the fields of dataclasses, attrs classes and typed named tuples,
+    /// or without a value), or assigned a field without one (`_formatter = field()`,
+    /// `is_field_call`): the fields of dataclasses, attrs classes and typed named tuples,
     /// which code reads back by name (`dataclasses.fields(cls)`, `field.name`).
     pub annotated: HashSet<&'a str>,
 }
@@ -68,11 +69,32 @@ pub fn file_defs(src: &[u8]) -> FileDefs<'_> {
                 defs.annotated.insert(*name);
             }
         }
+        if let [T::Word(name), T::P(b'=', _), rest @ ..] = code.as_slice() {
+            if is_field_call(rest) && !crate::transform::policy::is_keyword(name) {
+                defs.annotated.insert(*name);
+            }
+        }
         tests.line(&code);
         statement(&code, src, &mut defs.defined);
     });
     tests.finish(&mut defs.listed);
     defs
+}
+
+/// Whether a statement's value is a field made without an annotation (`field(...)`,
+/// `attr.ib(...)`, `attrs.field(...)`, `dataclasses.field(...)`): attrs reads such a class
+/// attribute back by name as it does an annotated one, and names its `__init__` parameter
+/// after it with a leading `_` stripped (`_formatter = field()` takes `formatter=`).
+fn is_field_call(value: &[T]) -> bool {
+    const CALLEES: [&str; 3] = ["field", "attrib", "ib"];
+    const MODULES: [&str; 3] = ["attr", "attrs", "dataclasses"];
+    match value {
+        [T::Word(f), T::P(b'(', _), ..] => CALLEES.contains(f),
+        [T::Word(m), T::P(b'.', _), T::Word(f), T::P(b'(', _), ..] => {
+            MODULES.contains(m) && CALLEES.contains(f)
+        }
+        _ => false,
+    }
 }
 
 /// Call `f` with the code tokens of each logical line of `src` (brackets and backslashes
@@ -556,6 +578,15 @@ mod tests {
     fn both(src: &[u8]) -> (BTreeSet<String>, BTreeSet<String>) {
         let fast: BTreeSet<String> = defined_names(src).into_iter().map(str::to_string).collect();
         (fast, defined_names_tree_sitter(src))
+    }
+
+    /// Fields: a bare annotation, or a field made without one (attrs' `field()`, `attr.ib()`),
+    /// never another call or a comparison.
+    #[test]
+    fn fields_include_attrs_fields_without_annotations() {
+        let src = b"@define\nclass O:\n    _formatter = field()\n    y = attr.ib(default=1)\n    t: int = 3\n    z = other()\n    w == field(1)\n    v = obj.field(2)\n";
+        let got: BTreeSet<&str> = file_defs(src).annotated.into_iter().collect();
+        assert_eq!(got, BTreeSet::from(["_formatter", "t", "y"]));
     }
 
     #[test]

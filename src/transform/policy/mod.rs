@@ -959,7 +959,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
                     || other_case_of_frozen(r, &whole_strings, input, &f).is_some()
                     || names.parts_with_frozen(r, &class_families)
-                    || private_twin_of_frozen(r, &whole_strings, &f)
+                    || private_twin_of_frozen(r, &whole_strings, input.annotated, &f)
             })
             .cloned()
             .collect();
@@ -991,16 +991,23 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     f
 }
 
-/// A private name held as a whole string (`"_prerelease"` in `__slots__`) whose public twin
-/// stays (`prerelease`, frozen) stays too: code turns one into the other by adding or
-/// stripping the underscore (semver's `NAMES = tuple(item[1:] for item in __slots__)`, then
-/// `part in NAMES` for the data `"prerelease"`), which no fragment literal shows. A private
-/// name that is never data is renamed as before.
-fn private_twin_of_frozen(run: &str, whole_strings: &HashSet<&str>, f: &Findings) -> bool {
+/// A private name held as a whole string (`"_prerelease"` in `__slots__`) or made a field
+/// (`_formatter = field()`, `_bar: int`) whose public twin stays (`prerelease`, frozen)
+/// stays too: code turns one into the other by adding or stripping the underscore (semver's
+/// `NAMES = tuple(item[1:] for item in __slots__)`, then `part in NAMES` for the data
+/// `"prerelease"`; attrs names the `__init__` parameter of the field `_formatter` `formatter`,
+/// which callers pass by keyword), and no fragment literal shows it. A private name that is
+/// neither is renamed as before.
+fn private_twin_of_frozen(
+    run: &str,
+    whole_strings: &HashSet<&str>,
+    fields: &BTreeSet<String>,
+    f: &Findings,
+) -> bool {
     run.strip_prefix('_').is_some_and(|public| {
         !public.is_empty()
             && !public.starts_with('_')
-            && whole_strings.contains(run)
+            && (whole_strings.contains(run) || fields.contains(run))
             && f.frozen_runs.contains_key(public)
     })
 }

@@ -966,3 +966,25 @@ fn private_data_twins_of_frozen_names_stay() {
     assert!(f.owned_runs.contains("_major"), "{:?}", f.owned_runs);
     assert!(f.owned_runs.contains("_build"), "{:?}", f.frozen_runs);
 }
+
+/// A private attrs field (`_formatter = field()`, a name in `annotated`) whose public twin
+/// stays (an outside name) stays too: attrs names its `__init__` parameter `formatter`, which
+/// callers pass by keyword. A private attribute that is no field (`_stream`) is renamed.
+#[test]
+fn private_fields_with_frozen_public_twins_stay() {
+    let own = set(&["cli"]);
+    let defined = set(&["Outputter", "formatter", "_formatter", "stream", "_stream"]);
+    let outside = set(&["formatter", "stream"]);
+    let fields = set(&["_formatter"]);
+    let module: &[u8] = b"@define\nclass Outputter:\n    _formatter = field()\n    def go(self, stream):\n        self._stream = stream\n\ndef make(formatter):\n    return Outputter(formatter=formatter)\n";
+    let input = PolicyInput {
+        python: vec![("cli.py", module)],
+        names: vec!["cli.py"],
+        env_names: &outside,
+        annotated: &fields,
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert!(f.frozen_owned.contains("_formatter"), "{:?}", f.frozen_runs);
+    assert!(f.owned_runs.contains("_stream"), "{:?}", f.frozen_runs);
+}
