@@ -425,9 +425,15 @@ run_project() {
         printf '%s' "$deps" >"$DIR/venv/.deps"
     fi
     PY="$DIR/venv/bin/python"
+    local site d
+    site=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    # The records an earlier run wrote (below, and the view's in view_dist_info) go first:
+    # pip writes a RECORD into every record it installs, these have none. A view's name left
+    # from another build would be one more outside name for the environment scan.
+    for d in "$site"/*.dist-info; do
+        [ -d "$d" ] && [ ! -e "$d/RECORD" ] && rm -rf "$d"
+    done
     if [ "$metadata" = yes ]; then
-        local site
-        site=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
         mkdir -p "$site/$name-$version.dist-info"
         printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$name" "$version" \
             >"$site/$name-$version.dist-info/METADATA"
