@@ -99,6 +99,24 @@ pub(crate) fn word_end(s: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The maximal spans of `s` whose bytes all satisfy `keep`, in order.
+pub(crate) fn spans_of<'a>(
+    s: &'a [u8],
+    keep: impl Fn(u8) -> bool + 'a,
+) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < s.len() && !keep(s[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < s.len() && keep(s[i]) {
+            i += 1;
+        }
+        (start < i).then_some(start..i)
+    })
+}
+
 /// Whether `w` (a whole word) is a run: ASCII only and not starting with a digit.
 pub(crate) fn is_run(w: &[u8]) -> bool {
     !w.is_empty() && !w[0].is_ascii_digit() && w.iter().all(|b| b.is_ascii())
@@ -446,6 +464,17 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn spans_of_gives_maximal_spans_in_order() {
+        let digit = |c: u8| c.is_ascii_digit();
+        assert_eq!(
+            spans_of(b"12ab3 x45", digit).collect::<Vec<_>>(),
+            [0..2, 4..5, 7..9]
+        );
+        assert_eq!(spans_of(b"", digit).count(), 0);
+        assert_eq!(spans_of(b"abc", digit).count(), 0);
+    }
 
     fn runs(src: &str) -> Vec<(String, Class)> {
         python_runs(src.as_bytes())

@@ -255,11 +255,11 @@ impl Renamer {
                 && (b[1..].iter().all(u8::is_ascii_lowercase)
                     || b.iter().all(u8::is_ascii_uppercase))
         };
-        let lower = run.to_ascii_lowercase();
-        words.len() >= 2
-            && words.iter().all(|w| shaped(w))
+        // Asked of most words of prose: the checks that allocate come last.
+        run.contains('_')
+            && run.split('_').all(shaped)
             && tokens::other_case(run).is_none()
-            && self.is_renamed_code_ident(&lower)
+            && self.is_renamed_code_ident(&run.to_ascii_lowercase())
     }
 
     /// Whether a letter token of `run`, taken as a run of its own (as written or lowercase),

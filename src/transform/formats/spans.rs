@@ -28,7 +28,7 @@
 //!   HTML or XML entity, which parsers look up in their own tables.
 
 use super::Ask;
-use crate::transform::lexer::{is_word_at, Class, Run};
+use crate::transform::lexer::{self, is_word_at, Class, Run};
 
 /// URI schemes that outside programs define (registered ones and those of common clients and
 /// databases): a URL with one of them is outside data from its first byte. Any other scheme
@@ -255,16 +255,8 @@ fn after_number_dot(s: &[u8], start: usize) -> bool {
 /// leading dot: `".toml"`).
 fn extensions(s: &[u8], runs: &mut [Run], ask: &dyn Ask) {
     let path_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'*' | b'.' | b'-');
-    let mut i = 0;
-    while i < s.len() {
-        if !path_byte(s[i]) {
-            i += 1;
-            continue;
-        }
-        let a = i;
-        while i < s.len() && path_byte(s[i]) {
-            i += 1;
-        }
+    for word in lexer::spans_of(s, path_byte) {
+        let (a, i) = (word.start, word.end);
         // A word glued to non-ASCII bytes is not a path word of its own.
         if (a > 0 && s[a - 1] >= 0x80) || (i < s.len() && s[i] >= 0x80) {
             continue;
