@@ -76,8 +76,13 @@ impl ViewFs {
             ));
         }
         // The first of two equal names wins (an original's view name shadows a scratch entry).
-        let mut seen = std::collections::HashSet::with_capacity(names.len());
-        names.retain(|n| seen.insert(n.0.clone()));
+        let first: Vec<bool> = {
+            let mut seen = std::collections::HashSet::with_capacity(names.len());
+            names.iter().map(|n| seen.insert(n.0.as_os_str())).collect()
+        };
+        let mut first = first.into_iter();
+        // `retain` visits the entries in order, one flag each.
+        names.retain(|_| first.next().unwrap_or(false));
         let mut st = self.state.lock();
         let parent_ino = view
             .parent()

@@ -247,7 +247,6 @@ impl Renamer {
     /// are `is_other_case_of_code_ident`'s, a single capitalised word
     /// `is_capitalised_code_ident`'s; hyphen groups `swap_hyphen_group`'s.
     fn is_case_folded_code_ident(&self, run: &str) -> bool {
-        let words: Vec<&str> = run.split('_').collect();
         let shaped = |w: &str| {
             let b = w.as_bytes();
             !b.is_empty()
@@ -568,23 +567,13 @@ impl Renamer {
         // the lexer holds no run in `intrude_৪` (a word of a Unicode identifier), but a runner
         // builds ids from data the view renamed word by word (jsonschema's test names from
         // the descriptions `invalid non-ASCII '৪'`), and a view word goes back wherever it is.
-        let b = swapped.as_bytes();
         let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-        let mut i = 0;
-        while i < b.len() {
-            if !is_word(b[i]) {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            while i < b.len() && is_word(b[i]) {
-                i += 1;
-            }
-            let run = &swapped[start..i];
+        for span in lexer::spans_of(swapped.as_bytes(), is_word) {
+            let run = &swapped[span.clone()];
             if let Some(back) = self.image_of_words(run, |w| self.virtual_words.contains(w)) {
-                out.push_str(&swapped[last..start]);
+                out.push_str(&swapped[last..span.start]);
                 out.push_str(&back);
-                last = i;
+                last = span.end;
             }
         }
         out.push_str(&swapped[last..]);
