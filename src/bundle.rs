@@ -676,7 +676,7 @@ pub fn build_with_env(
     let InputDefs {
         defined,
         listed,
-        annotated,
+        fields,
     } = input_defined(&python, progress);
     tracing::info!(elapsed = ?t.elapsed(), "definitions parsed");
     progress.phase("choosing names", 0);
@@ -717,7 +717,7 @@ pub fn build_with_env(
         compared_parts: &env.compared_parts,
         compared_words: &env.compared_words,
         compared_reach: &env.compared_reach,
-        annotated: &annotated,
+        fields: &fields,
     };
     let t = std::time::Instant::now();
     let found = policy::analyze(&input);
@@ -1038,7 +1038,7 @@ fn reached_groups(
 struct InputDefs {
     defined: BTreeSet<String>,
     listed: Vec<Vec<String>>,
-    annotated: BTreeSet<String>,
+    fields: BTreeSet<String>,
 }
 
 fn input_defined(python: &[(&str, &[u8])], progress: &Progress) -> InputDefs {
@@ -1057,13 +1057,13 @@ fn input_defined(python: &[(&str, &[u8])], progress: &Progress) -> InputDefs {
                     .into_iter()
                     .map(|g| g.into_iter().map(str::to_string).collect())
                     .collect(),
-                annotated: owned(d.annotated),
+                fields: owned(d.fields),
             }
         })
         .reduce(InputDefs::default, |mut a, b| {
             a.defined.extend(b.defined);
             a.listed.extend(b.listed);
-            a.annotated.extend(b.annotated);
+            a.fields.extend(b.fields);
             a
         })
 }

@@ -46,10 +46,10 @@ pub struct FileDefs<'a> {
     /// or without a value), or assigned a field without one (`_formatter = field()`,
     /// `is_field_call`): the fields of dataclasses, attrs classes and typed named tuples,
     /// which code reads back by name (`dataclasses.fields(cls)`, `field.name`).
-    pub annotated: HashSet<&'a str>,
+    pub fields: HashSet<&'a str>,
 }
 
-/// `defined_names`, `listed::listed_together` and the annotated names of `src` from one
+/// `defined_names`, `listed::listed_together` and the fields of `src` from one
 /// lexical pass.
 pub fn file_defs(src: &[u8]) -> FileDefs<'_> {
     let mut defs = FileDefs::default();
@@ -66,12 +66,12 @@ pub fn file_defs(src: &[u8]) -> FileDefs<'_> {
         );
         if let [T::Word(name), T::P(b':', _), _, ..] = code.as_slice() {
             if !crate::transform::policy::is_keyword(name) {
-                defs.annotated.insert(*name);
+                defs.fields.insert(*name);
             }
         }
         if let [T::Word(name), T::P(b'=', _), rest @ ..] = code.as_slice() {
             if is_field_call(rest) && !crate::transform::policy::is_keyword(name) {
-                defs.annotated.insert(*name);
+                defs.fields.insert(*name);
             }
         }
         tests.line(&code);
@@ -585,7 +585,7 @@ mod tests {
     #[test]
     fn fields_include_attrs_fields_without_annotations() {
         let src = b"@define\nclass O:\n    _formatter = field()\n    y = attr.ib(default=1)\n    t: int = 3\n    z = other()\n    w == field(1)\n    v = obj.field(2)\n";
-        let got: BTreeSet<&str> = file_defs(src).annotated.into_iter().collect();
+        let got: BTreeSet<&str> = file_defs(src).fields.into_iter().collect();
         assert_eq!(got, BTreeSet::from(["_formatter", "t", "y"]));
     }
 

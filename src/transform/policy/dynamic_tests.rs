@@ -30,7 +30,7 @@ pub(super) fn one_file<'a>(
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     }
 }
 

@@ -209,9 +209,9 @@ pub struct PolicyInput<'a> {
     /// For each outside module (dotted), the modules of `compared_parts` that importing it
     /// runs (itself included).
     pub compared_reach: &'a BTreeMap<String, Vec<String>>,
-    /// Names given a bare annotation at the start of a statement: fields
-    /// (`defs::FileDefs::annotated`).
-    pub annotated: &'a BTreeSet<String>,
+    /// Fields: names given a bare annotation at the start of a statement, or assigned a field
+    /// without one (`defs::FileDefs::fields`).
+    pub fields: &'a BTreeSet<String>,
 }
 
 /// Empty `PolicyInput::compared_parts` and `compared_words`, for tests.
@@ -652,7 +652,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // A field is read by its name as data (`dataclasses.fields(cls)`): one that a
     // configuration file spells as a key is read from that file by it (mako's test settings,
     // `module_base: Path`, read from `[mako_testing] module_base = ...` in setup.cfg).
-    for w in input.annotated {
+    for w in input.fields {
         let hit = toml_words.contains(w.as_str()) || ini_words.contains(&w.to_ascii_lowercase());
         if hit && owned_tokens(w).next().is_some() {
             f.frozen_runs
@@ -959,7 +959,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
                     || other_case_of_frozen(r, &whole_strings, input, &f).is_some()
                     || names.parts_with_frozen(r, &class_families)
-                    || private_twin_of_frozen(r, &whole_strings, input.annotated, &f)
+                    || private_twin_of_frozen(r, &whole_strings, input.fields, &f)
             })
             .cloned()
             .collect();

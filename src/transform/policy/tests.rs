@@ -49,7 +49,7 @@ fn tree<'a>(own: &'a BTreeSet<String>, defined: &'a BTreeSet<String>) -> PolicyI
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     }
 }
 
@@ -77,7 +77,7 @@ fn outside_module_is_decided_by_import_roots_not_file_names() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     // A tests/os/ folder does not make `import os` the repository's own.
     assert!(is_outside_module("os", &input));
@@ -123,7 +123,7 @@ fn strings_naming_configuration_keys_stay() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("versioneer"), Some(&FreezeReason::Config));
@@ -191,7 +191,7 @@ fn sql_keywords_and_upper_case_data_words_stay() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("DEFERRED"), Some(&FreezeReason::Keyword));
@@ -225,7 +225,7 @@ fn uri_schemes_stay() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("mailto"), Some(&FreezeReason::Keyword));
@@ -259,7 +259,7 @@ fn upper_case_spellings_of_outside_names_stay() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(
@@ -297,7 +297,7 @@ fn strings_that_are_words_of_outside_data_stay() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("lamda"), Some(&FreezeReason::Outside));
@@ -330,7 +330,7 @@ fn names_stored_in_pickles_are_found() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(
@@ -390,7 +390,7 @@ fn codec_names_in_strings_stay() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
         ..tree(&own, &defined)
     };
     let f = analyze(&input);
@@ -402,7 +402,7 @@ fn codec_names_in_strings_stay() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
         ..input
     };
     assert!(analyze(&no_codecs).owned_runs.contains("iso"));
@@ -533,7 +533,7 @@ fn extensions_of_the_trees_names_are_frozen_everywhere() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("toml"), Some(&FreezeReason::Extension));
@@ -569,7 +569,7 @@ fn a_frozen_name_with_digits_is_not_owned() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert!(f.frozen_owned.contains("Base2"), "{:?}", f.owned_runs);
@@ -602,7 +602,7 @@ fn placeholders_are_not_tokens() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert!(!f.owned_tokens.contains("bbb"), "{:?}", f.owned_tokens);
@@ -639,7 +639,7 @@ fn analyze_freezes_by_reason_and_owns_the_rest() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs["json"], FreezeReason::Imported);
@@ -713,7 +713,7 @@ fn outside_names_used_only_as_locals_are_renamed() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     assert!(f.owned_runs.contains("result"), "{f:?}");
@@ -822,7 +822,7 @@ fn fields_spelled_as_configuration_keys_keep_their_names() {
     let src: &[u8] = b"@dataclass\nclass ShopConfig:\n    module_base: Path\n    other_field: int = 0\n    section_header = 'shop_testing'\n\n    def load(self, cfg):\n        return {f.name: cfg.get(self.section_header, f.name) for f in fields(self)}\n";
     let cfg: &[u8] = b"[shop_testing]\nmodule_base = ./test/modules\n";
     let annotated: BTreeSet<String> = crate::transform::defs::file_defs(src)
-        .annotated
+        .fields
         .into_iter()
         .map(str::to_string)
         .collect();
@@ -830,7 +830,7 @@ fn fields_spelled_as_configuration_keys_keep_their_names() {
     let input = PolicyInput {
         python: vec![("shop/config.py", src)],
         text: vec![("setup.cfg", cfg)],
-        annotated: &annotated,
+        fields: &annotated,
         ..tree(&own, &defined)
     };
     let f = analyze(&input);
@@ -920,7 +920,7 @@ fn words_of_a_program_stay_where_it_is_run() {
         compared_parts: &NO_PARTS,
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
-        annotated: &NO_NAMES,
+        fields: &NO_NAMES,
     };
     let f = analyze(&input);
     for w in ["pem", "secp112r1", "pkcs8", "outform", "list_curves"] {
@@ -967,7 +967,7 @@ fn private_data_twins_of_frozen_names_stay() {
     assert!(f.owned_runs.contains("_build"), "{:?}", f.frozen_runs);
 }
 
-/// A private attrs field (`_formatter = field()`, a name in `annotated`) whose public twin
+/// A private attrs field (`_formatter = field()`, a name in `fields`) whose public twin
 /// stays (an outside name) stays too: attrs names its `__init__` parameter `formatter`, which
 /// callers pass by keyword. A private attribute that is no field (`_stream`) is renamed.
 #[test]
@@ -981,7 +981,7 @@ fn private_fields_with_frozen_public_twins_stay() {
         python: vec![("cli.py", module)],
         names: vec!["cli.py"],
         env_names: &outside,
-        annotated: &fields,
+        fields: &fields,
         ..tree(&own, &defined)
     };
     let f = analyze(&input);
