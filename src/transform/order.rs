@@ -173,15 +173,27 @@ impl<'a> Views<'a> {
     /// The map's entries for `keys` changed: the views that contain one of them are stale.
     fn changed(&mut self, keys: &[&str]) {
         for k in keys {
-            let [a, b, c, ..] = k.as_bytes() else {
+            if k.len() < 3 {
                 // A key shorter than a window is never looked up by the renamer; all names
                 // are checked for it all the same.
                 for i in 0..self.names.len() {
                     self.stale[i] |= self.lower[i].contains(*k);
                 }
                 continue;
-            };
-            for &i in self.by_window.get(&[*a, *b, *c]).into_iter().flatten() {
+            }
+            // A name holding the key holds each of its windows: the fewest names are those
+            // of its rarest window.
+            let fewest = k
+                .as_bytes()
+                .windows(3)
+                .map(|w| {
+                    self.by_window
+                        .get(&[w[0], w[1], w[2]])
+                        .map_or(&[][..], Vec::as_slice)
+                })
+                .min_by_key(|ids| ids.len())
+                .unwrap_or_default();
+            for &i in fewest {
                 self.stale[i] |= self.lower[i].contains(*k);
             }
         }
@@ -449,6 +461,13 @@ fn redraw(
             )
         })
         .collect();
+    // Only the first `TRIES` in order are ever tried: select them, then sort those (the keys
+    // are distinct, so this is the same order a full sort gives, without sorting thousands
+    // of spare words for each redraw).
+    if order.len() > TRIES {
+        order.select_nth_unstable(TRIES - 1);
+        order.truncate(TRIES);
+    }
     order.sort_unstable();
     let holders: Vec<usize> = (0..d.len())
         .filter(|&j| holds(views.name(d[j]), token))
