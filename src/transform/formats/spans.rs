@@ -95,12 +95,24 @@ pub fn protect(s: &[u8], runs: &mut [Run], ask: &dyn Ask) {
         }
         chunk(s, start, i, runs, ask, &mut fixed);
     }
-    // Versions and extensions are decided per run.
+    // Versions and extensions are decided per run. A run lies in a protected span when some
+    // span starting before its end ends after its start: with the spans sorted by start,
+    // the furthest end among those starting before the run's end says it (a file with
+    // thousands of URLs and runs would otherwise compare every pair).
+    fixed.sort_unstable();
+    let furthest: Vec<usize> = fixed
+        .iter()
+        .scan(0, |m, &(_, b)| {
+            *m = b.max(*m);
+            Some(*m)
+        })
+        .collect();
     for r in runs.iter_mut() {
         if r.class == Class::Code || r.class == Class::Fixed {
             continue;
         }
-        if fixed.iter().any(|&(a, b)| r.start < b && a < r.end)
+        let before_end = fixed.partition_point(|&(a, _)| a < r.end);
+        if (before_end > 0 && furthest[before_end - 1] > r.start)
             || after_number_dot(s, r.start)
             || is_entity_name(s, r)
         {

@@ -349,6 +349,15 @@ pub struct FragmentIndex {
     /// Every prefix ends and every suffix starts with `_`, so a run can only split next to
     /// an underscore (most runs have none or one: far fewer lookups).
     underscore_joins: bool,
+    /// The lengths of the prefixes and of the suffixes (bit `n` for length `n`, the last bit
+    /// for every length from 63 up): a split whose part has no such length is not looked up.
+    prefix_lengths: u64,
+    suffix_lengths: u64,
+}
+
+/// The bit of [`FragmentIndex::prefix_lengths`] for a fragment of `len` bytes.
+fn length_bit(len: usize) -> u64 {
+    1u64 << len.min(63)
 }
 
 impl FragmentIndex {
@@ -369,14 +378,20 @@ impl FragmentIndex {
                 continue;
             }
             let (head, tail) = run.split_at(i);
-            if !tail.is_empty() && self.prefixes.contains(head) {
+            if !tail.is_empty()
+                && self.prefix_lengths & length_bit(head.len()) != 0
+                && self.prefixes.contains(head)
+            {
                 out.push(FamilyMatch {
                     prefix: true,
                     fixed: head,
                     rest: tail,
                 });
             }
-            if !head.is_empty() && self.suffixes.contains(tail) {
+            if !head.is_empty()
+                && self.suffix_lengths & length_bit(tail.len()) != 0
+                && self.suffixes.contains(tail)
+            {
                 out.push(FamilyMatch {
                     prefix: false,
                     fixed: tail,
@@ -395,9 +410,11 @@ impl FragmentIndex {
         for f in fragments {
             if f.prefix {
                 ix.underscore_joins &= f.text.ends_with('_');
+                ix.prefix_lengths |= length_bit(f.text.len());
                 ix.prefixes.insert(f.text.clone());
             } else {
                 ix.underscore_joins &= f.text.starts_with('_');
+                ix.suffix_lengths |= length_bit(f.text.len());
                 ix.suffixes.insert(f.text.clone());
                 if let Some(start) = &f.after {
                     ix.infixes
