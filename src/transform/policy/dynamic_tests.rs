@@ -943,3 +943,44 @@ def compile(node, connection):
     let f = analyze(&one_file(src, &env, &defined));
     assert_eq!(f.frozen_runs.get("as_sqlite"), Some(&FreezeReason::Dynamic));
 }
+
+/// transitions builds `on_enter_B` from the items of a class's list joined with a state's
+/// name: the listed words stay in the names the loop builds, as the list keeps them.
+#[test]
+fn names_joined_from_listed_items_keep_the_items_words() {
+    let core = br#"
+class State:
+    dynamic_methods = ['on_enter', 'on_exit']
+
+class Machine:
+    def add(self, model, state):
+        for callback in self.state_cls.dynamic_methods:
+            method = "{0}_{1}".format(callback, state.name)
+            if hasattr(model, method):
+                pass
+"#;
+    let nesting = br#"
+class NestedState(State):
+    dynamic_methods = State.dynamic_methods + ["on_final"]
+"#;
+    let test = b"def on_enter_B(self):\n    pass\n\ndef on_final_C(self):\n    pass\n";
+    let defined = set(&[
+        "State",
+        "on_enter_B",
+        "on_final_C",
+        "add",
+        "dynamic_methods",
+    ]);
+    let mut input = one_file(core, &NONE, &defined);
+    input.python.push(("pkg/nesting.py", nesting));
+    input.python.push(("tests/test_core.py", test));
+    let f = analyze(&input);
+    for t in ["enter", "exit", "final"] {
+        assert_eq!(
+            f.frozen_tokens.get(t),
+            Some(&FreezeReason::Dynamic),
+            "{t}: {:?}",
+            f.frozen_tokens
+        );
+    }
+}

@@ -18,6 +18,7 @@ use super::tokens::{self, Piece};
 
 mod families;
 mod imports;
+mod listed_joins;
 mod vocab;
 
 use families::*;
@@ -264,6 +265,8 @@ struct FileFacts<'a> {
     /// `written_module`).
     module_files: HashSet<&'a str>,
     fragments: Vec<Fragment>,
+    /// Lists whose items the file joins into names, with the separator (`listed_joins`).
+    joined_lists: BTreeSet<(String, String)>,
     /// Distinct runs of any class, and of code.
     runs: HashSet<&'a str>,
     code_runs: HashSet<&'a str>,
@@ -312,6 +315,7 @@ impl<'a> FileFacts<'a> {
         }
         self.frozen_imports.append(&mut other.frozen_imports);
         self.fragments.append(&mut other.fragments);
+        self.joined_lists.append(&mut other.joined_lists);
         union(&mut self.runs, &mut other.runs);
         union(&mut self.code_runs, &mut other.code_runs);
         union(&mut self.exposed, &mut other.exposed);
@@ -408,6 +412,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         frozen_imports: Vec::new(),
         module_files: HashSet::new(),
         fragments,
+        joined_lists: listed_joins::joined_lists(src),
         runs: HashSet::new(),
         code_runs: HashSet::new(),
         exposed: exposed.all,
@@ -667,6 +672,15 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     let mut exposed: HashSet<&str> = std::mem::take(&mut facts.exposed);
     let exposed_by_code: HashSet<&str> = std::mem::take(&mut facts.exposed_by_code);
     let mut fragments: BTreeSet<Fragment> = facts.fragments.drain(..).collect();
+    if !facts.joined_lists.is_empty() {
+        fragments.extend(listed_joins::fragments(&facts.joined_lists, |list| {
+            input
+                .python
+                .iter()
+                .flat_map(|(_, src)| listed_joins::listed_items(src, list))
+                .collect()
+        }));
+    }
     for (top, m) in &facts.frozen_imports {
         if written_module(top, &facts, input) {
             continue;

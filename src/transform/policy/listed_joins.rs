@@ -1,0 +1,351 @@
+//! Names joined from the items of a list: the fixed parts of a family that live in data.
+//!
+//! ```python
+//! dynamic_methods = ['on_enter', 'on_exit']
+//! ...
+//! for callback in self.state_cls.dynamic_methods:
+//!     method = "{0}_{1}".format(callback, state.name)
+//!     if hasattr(model, method): ...
+//! ```
+//!
+//! builds `on_enter_B` from a listed item, a separator and a run-time part. The join's
+//! string holds only the separator, so the string rule (`families::fragments_in_runs`) sees
+//! no fixed part; the fixed parts are the list's items. Each becomes a joined prefix
+//! fragment (`on_enter_`), and the family rules then treat `on_enter_B` as they treat
+//! `"clean_%s" % name`'s members: the listed words stay, as the list keeps them.
+//!
+//! Found lexically, per file and without flow: a `for NAME in EXPR:` loop whose variable is
+//! the first part of a separator-only join in the same file (`"{0}_{1}".format(NAME, ...)`,
+//! `"{}_{}".format(NAME, ...)`, `"%s_%s" % (NAME, ...)`, `f"{NAME}_{...}"`, `NAME + "_" +
+//! ...`), and the names that end `EXPR`'s dotted chains (`dynamic_methods` of
+//! `itertools.chain(self.a.dynamic_methods, ...)`). The items are the identifier literals of
+//! any assignment to such a name in any file of the repository (`dynamic_methods =
+//! State.dynamic_methods + ["on_final"]`). A list the analysis misses keeps its items'
+//! names renamable, as before this rule.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::bytes::Regex;
+
+use super::families::Fragment;
+
+/// A `for` loop's variable and what it iterates, on one line.
+static LOOP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^[ \t]*(?:async[ \t]+)?for[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+in[ \t]+([^\n#]+?)[ \t]*:")
+        .expect("a valid pattern")
+});
+
+/// A separator-only join with a first part named by a plain name: the name and the separator.
+static JOIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?x)
+          [rRuU]?["']\{0?\}(?P<s1>[_-])\{1?\}["'] \s*\.\s*format\(\s*(?P<v1>[A-Za-z_][A-Za-z0-9_]*)\s*,
+        | [rRuU]?["']%s(?P<s2>[_-])%s["'] \s*%\s*\(\s*(?P<v2>[A-Za-z_][A-Za-z0-9_]*)\s*,
+        | [fF]["']\{(?P<v3>[A-Za-z_][A-Za-z0-9_]*)\}(?P<s3>[_-])\{
+        | (?P<v4>[A-Za-z_][A-Za-z0-9_]*)\s*\+\s*["'](?P<s4>[_-])["']\s*\+
+        "#,
+    )
+    .expect("a valid pattern")
+});
+
+/// The last name of each dotted chain of an expression that is not called.
+static CHAIN_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*")
+        .expect("a valid pattern")
+});
+
+/// An identifier written as a whole string literal.
+static IDENT_LITERAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#""([A-Za-z_][A-Za-z0-9_]*)"|'([A-Za-z_][A-Za-z0-9_]*)'"#).expect("a valid pattern")
+});
+
+/// The lists a file joins items of into names: (the list's name, the separator).
+pub fn joined_lists(src: &[u8]) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    if !JOIN.is_match(src) {
+        return out;
+    }
+    for c in LOOP.captures_iter(src) {
+        let (Some(whole), var) = (c.get(0), &c[1]) else {
+            continue;
+        };
+        // The join must be in the loop's body: the lines after it indented deeper.
+        let line_start = src[..whole.start()]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |k| k + 1);
+        let indent = indentation(&src[line_start..]);
+        let body_start = whole.end();
+        let body_end = body_end(src, body_start, indent);
+        for j in JOIN.captures_iter(&src[body_start..body_end]) {
+            let joined = ["v1", "v2", "v3", "v4"].iter().find_map(|g| j.name(g));
+            let sep = ["s1", "s2", "s3", "s4"].iter().find_map(|g| j.name(g));
+            let (Some(v), Some(sep)) = (joined, sep) else {
+                continue;
+            };
+            if v.as_bytes() != var {
+                continue;
+            }
+            for list in chain_ends(&c[2]) {
+                if let (Ok(l), Ok(s)) = (
+                    std::str::from_utf8(list),
+                    std::str::from_utf8(sep.as_bytes()),
+                ) {
+                    out.insert((l.to_string(), s.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The width of a line's leading spaces and tabs.
+fn indentation(line: &[u8]) -> usize {
+    line.iter()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count()
+}
+
+/// Where the body of a block whose header line is indented by `indent` ends: at the first
+/// later line with text that is indented no deeper (blank lines and comments aside).
+fn body_end(src: &[u8], from: usize, indent: usize) -> usize {
+    let mut at = match src[from..].iter().position(|&b| b == b'\n') {
+        Some(k) => from + k + 1,
+        None => return src.len(),
+    };
+    while at < src.len() {
+        let line_end = src[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(src.len(), |k| at + k);
+        let line = &src[at..line_end];
+        let width = indentation(line);
+        let text = &line[width..];
+        let blank = text.is_empty() || text[0] == b'#' || text == b"\r";
+        if !blank && width <= indent {
+            return at;
+        }
+        at = line_end + 1;
+    }
+    src.len()
+}
+
+/// The names that end the dotted chains of `expr` and are not called (`b` of `a.b`, not
+/// `chain` of `chain(...)`).
+fn chain_ends(expr: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    for m in CHAIN_END.find_iter(expr) {
+        let called = expr[m.end()..]
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|&b| b == b'(');
+        // A keyword (`x if c else y`) or an attribute of a literal ends no list's name.
+        let before = m.start().checked_sub(1).map(|i| expr[i]);
+        if called || matches!(before, Some(b'"' | b'\'' | b'.')) {
+            continue;
+        }
+        let chain = m.as_bytes();
+        let last = chain
+            .rsplit(|&b| b == b'.')
+            .next()
+            .unwrap_or(chain)
+            .trim_ascii();
+        if !matches!(
+            last,
+            b"if" | b"else" | b"and" | b"or" | b"not" | b"in" | b"is"
+        ) {
+            out.push(last);
+        }
+    }
+    out
+}
+
+/// The identifier literals assigned to `name` in `src` (`name = [...]`, `X.name = ... +
+/// [...]`, over the lines its brackets span).
+pub fn listed_items(src: &[u8], name: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let needle = name.as_bytes();
+    let mut from = 0;
+    while let Some(k) = find(&src[from..], needle) {
+        let at = from + k;
+        from = at + needle.len();
+        let starts_word = at == 0 || !is_ident_byte(src[at - 1]);
+        let ends_word = src.get(from).is_none_or(|&b| !is_ident_byte(b));
+        if !starts_word || !ends_word {
+            continue;
+        }
+        // `name = ...` or `name: T = ...`, not `==`.
+        let mut i = from;
+        while src.get(i).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+            i += 1;
+        }
+        if src.get(i) == Some(&b':') {
+            while src.get(i).is_some_and(|&b| b != b'=' && b != b'\n') {
+                i += 1;
+            }
+        }
+        if src.get(i) != Some(&b'=') || src.get(i + 1) == Some(&b'=') {
+            continue;
+        }
+        let end = expression_end(src, i + 1);
+        for c in IDENT_LITERAL.captures_iter(&src[i + 1..end]) {
+            if let Some(m) = c.get(1).or_else(|| c.get(2)) {
+                // One letter makes no family (`"%s_%s" % (x, i)` over `'A', 'B'` would
+                // take every name starting `A_`), as for the string rule.
+                let letters = m
+                    .as_bytes()
+                    .iter()
+                    .filter(|b| b.is_ascii_alphabetic())
+                    .count();
+                if let (Ok(s), true) = (std::str::from_utf8(m.as_bytes()), letters >= 2) {
+                    out.insert(s.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The joined prefix fragments of the items of the lists in `joined`, each item read from
+/// every file through `items_of(list)`.
+pub fn fragments(
+    joined: &BTreeSet<(String, String)>,
+    mut items_of: impl FnMut(&str) -> BTreeSet<String>,
+) -> Vec<Fragment> {
+    let mut out = Vec::new();
+    for (list, sep) in joined {
+        for item in items_of(list) {
+            let text = format!("{item}{sep}");
+            out.push(Fragment {
+                run: text.clone(),
+                text,
+                joined: true,
+                prefix: true,
+                after: None,
+                near_name: false,
+            });
+        }
+    }
+    out
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Where the expression that starts at `from` ends: the end of its line, or past it while a
+/// bracket is open (string literals skipped, so a bracket in one does not count).
+fn expression_end(src: &[u8], from: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = from;
+    while i < src.len() {
+        match src[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' if depth == 0 => return i,
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < src.len() && src[i] != q && src[i] != b'\n' {
+                    if src[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'#' => {
+                while i < src.len() && src[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    src.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lists(src: &str) -> Vec<(String, String)> {
+        joined_lists(src.as_bytes()).into_iter().collect()
+    }
+
+    fn pair(l: &str, s: &str) -> (String, String) {
+        (l.to_string(), s.to_string())
+    }
+
+    #[test]
+    fn a_loop_variable_joined_first_names_its_list() {
+        let src = "for callback in self.state_cls.dynamic_methods:\n    method = \"{0}_{1}\".format(callback, state.name)\n";
+        assert_eq!(lists(src), [pair("dynamic_methods", "_")]);
+        let src =
+            "for p in itertools.chain(self.a.hooks, self.b.more):\n    n = '%s_%s' % (p, x)\n";
+        assert_eq!(lists(src), [pair("hooks", "_"), pair("more", "_")]);
+        let src = "for p in PREFIXES:\n    n = f\"{p}_{name}\"\n";
+        assert_eq!(lists(src), [pair("PREFIXES", "_")]);
+        let src = "for p in PREFIXES:\n    n = p + \"_\" + name\n";
+        assert_eq!(lists(src), [pair("PREFIXES", "_")]);
+    }
+
+    #[test]
+    fn a_loop_without_such_a_join_names_nothing() {
+        // Joined second, or with a fixed word: the fixed part is then in the string.
+        assert!(lists("for c in self.items:\n    n = '{0}_{1}'.format(x, c)\n").is_empty());
+        assert!(lists("for c in self.items:\n    n = 'on_%s' % c\n").is_empty());
+        assert!(lists("for c in self.items:\n    print(c)\n").is_empty());
+    }
+
+    #[test]
+    fn the_join_must_be_in_the_loop_body() {
+        let src = "for x in self.generators:\n    pass\ny = '%s_%s' % (x, alpha)\n";
+        assert!(lists(src).is_empty());
+        let src = "def f():\n    for x in self.generators:\n\n        # note\n        y = '%s_%s' % (x, a)\n    z = 1\n";
+        assert_eq!(lists(src), [pair("generators", "_")]);
+    }
+
+    #[test]
+    fn one_letter_items_make_no_family() {
+        let src = "names = ['A', 'B', 'on_x']\n";
+        assert_eq!(
+            listed_items(src.as_bytes(), "names"),
+            BTreeSet::from(["on_x".to_string()])
+        );
+    }
+
+    #[test]
+    fn items_are_read_from_every_assignment() {
+        let src = "class State:\n    dynamic_methods = ['on_enter', 'on_exit']\n";
+        assert_eq!(
+            listed_items(src.as_bytes(), "dynamic_methods"),
+            BTreeSet::from(["on_enter".to_string(), "on_exit".to_string()])
+        );
+        let src = "class N(State):\n    dynamic_methods = State.dynamic_methods + [\n        \"on_final\",  # ]\n    ]\nother = ['x']\n";
+        assert_eq!(
+            listed_items(src.as_bytes(), "dynamic_methods"),
+            BTreeSet::from(["on_final".to_string()])
+        );
+        // A comparison or another name assigns nothing.
+        let src = "if dynamic_methods == ['a']:\n    my_dynamic_methods = ['b']\n";
+        assert!(listed_items(src.as_bytes(), "dynamic_methods").is_empty());
+    }
+
+    #[test]
+    fn each_item_is_a_joined_prefix() {
+        let joined = BTreeSet::from([pair("dynamic_methods", "_")]);
+        let fr = fragments(&joined, |_| BTreeSet::from(["on_enter".to_string()]));
+        assert_eq!(fr.len(), 1);
+        assert_eq!(fr[0].text, "on_enter_");
+        assert!(fr[0].prefix && fr[0].joined);
+    }
+}
