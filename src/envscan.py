@@ -661,6 +661,52 @@ def module_files(top, skip_dirs, skip_under=None):
                 yield os.path.join(dirpath, f)
 
 
+# A JSON document larger than this is not read for its keys (a package's data, not a
+# dump of one).
+JSON_DATA_LIMIT = 2 << 20
+
+
+def json_data_keys(top, host):
+    """Identifier keys of the JSON documents a site-packages package ships as data, by the
+    group of the file (see `vendored_group`): outside code reads such a document and hands
+    it to the repository, which looks its keys up by name (jsonschema validates with the
+    metaschemas of `jsonschema_specifications`, keyed by `allOf`, `properties`). Files are
+    taken by their content (an object or array first), whatever their name: those metaschemas
+    have no extension."""
+    ext = extension_suffixes()
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIR_NAMES and d != "__pycache__"]
+        for f in filenames:
+            if f.endswith((".py", ".pyi", ".pyc")) or f.endswith(ext):
+                continue
+            p = os.path.join(dirpath, f)
+            try:
+                if os.path.getsize(p) > JSON_DATA_LIMIT:
+                    continue
+                with open(p, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            if data.lstrip()[:1] not in (b"{", b"["):
+                continue
+            try:
+                doc = json.loads(data)
+            except (ValueError, RecursionError):
+                continue
+            group = vendored_group(host, os.path.relpath(p, top)) or host
+            keys = out.setdefault(group, set())
+            stack = [doc]
+            while stack:
+                v = stack.pop()
+                if isinstance(v, dict):
+                    keys.update(k for k in v if isinstance(k, str) and k.isidentifier())
+                    stack.extend(v.values())
+                elif isinstance(v, list):
+                    stack.extend(v)
+    return out
+
+
 def module_path(rel):
     """The dotted import path of a module file relative to its import root
     (`urllib/robotparser.py` -> `urllib.robotparser`, `pkg/__init__.pyi` -> `pkg`,
@@ -825,6 +871,16 @@ def scan():
                 group_uses.setdefault(g, {}).setdefault(m, set()).update(names)
     for g, names in cnames.items():
         groups.setdefault(g, set()).update(names)
+    for d in site:
+        try:
+            entries = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for e in entries:
+            p = os.path.join(d, e)
+            if e.isidentifier() and os.path.isdir(p):
+                for g, keys in json_data_keys(p, e).items():
+                    groups.setdefault(g, set()).update(keys)
     groups.setdefault("", set()).update(sqlite_words())
     groups.setdefault("", set()).update(zone_words())
     # A vendored copy is its own group, reached through the package that carries it; so a

@@ -640,3 +640,36 @@ fn identifiers_outside_code_matches_names_against_are_outside_names() {
     }
     assert!(!has(face, "bad_middleware"));
 }
+
+/// A package's JSON data is outside data: jsonschema validates with the metaschemas that
+/// `jsonschema_specifications` ships (files without an extension), and looks their keys
+/// (`allOf`) up by name. Keys count, values and other files do not; a vendored copy's data
+/// belongs to the vendored group.
+#[test]
+fn keys_of_json_data_a_package_ships_are_outside_names() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("stdlib")).unwrap();
+    write(d.path(), "site/specs/__init__.py", "");
+    write(
+        d.path(),
+        "site/specs/schemas/draft7/metaschema",
+        "{\"allOf\": [{\"properties\": {\"$ref\": 1}}], \"title\": \"keepValue\"}",
+    );
+    write(
+        d.path(),
+        "site/specs/notes.txt",
+        "{not json: butLooksLikeIt}",
+    );
+    write(d.path(), "site/host/__init__.py", "");
+    write(
+        d.path(),
+        "site/host/_vendor/lib/data.json",
+        "[{\"vendoredKey\": 1}]",
+    );
+    let s = scan(d.path(), "");
+    let specs = s.groups.get("specs");
+    assert!(has(specs, "allOf") && has(specs, "properties"), "{specs:?}");
+    assert!(!has(specs, "keepValue") && !has(specs, "butLooksLikeIt"));
+    assert!(has(s.groups.get("host._vendor.lib"), "vendoredKey"));
+    assert!(!has(s.groups.get("host"), "vendoredKey"));
+}
