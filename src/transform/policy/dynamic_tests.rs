@@ -984,3 +984,41 @@ class NestedState(State):
         );
     }
 }
+
+/// traitlets finds a trait's default by `"_%s_default" % name`: the run-time part of
+/// `_lis_default` is `lis`, between the literal's fixed start and end, never `_lis`. With
+/// `lis` renamed, `_lis_default` must change with it, not stay.
+#[test]
+fn a_member_of_a_family_with_a_fixed_start_and_end_follows_its_middle() {
+    let src = br#"
+class HasTraits:
+    def _find(self, name):
+        method = "_%s_default" % name
+        return getattr(self, method, None)
+
+class Containers(HasTraits):
+    lis = [1]
+
+    def _lis_default(self):
+        return [-1]
+"#;
+    let defined = set(&[
+        "HasTraits",
+        "_find",
+        "Containers",
+        "lis",
+        "_lis_default",
+        "method",
+    ]);
+    let names = set(&["name", "getattr", "self"]);
+    let input = one_file(src, &names, &defined);
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("lis"), None);
+    assert_eq!(
+        f.frozen_runs.get("_lis_default"),
+        None,
+        "{:?}",
+        f.frozen_runs
+    );
+    assert_eq!(f.frozen_tokens.get("default"), Some(&FreezeReason::Dynamic));
+}

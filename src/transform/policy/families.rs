@@ -353,6 +353,10 @@ pub struct FragmentIndex {
     /// for every length from 63 up): a split whose part has no such length is not looked up.
     prefix_lengths: u64,
     suffix_lengths: u64,
+    /// Fixed ends that every literal holding them starts with a fixed part of its own
+    /// (`_default` of `"_%s_default"`): their members are that start, a run-time part and the
+    /// end, so only the middle is a run-time part, never the start and middle together.
+    bound_suffixes: HashSet<String>,
 }
 
 /// The bit of [`FragmentIndex::prefix_lengths`] for a fragment of `len` bytes.
@@ -391,6 +395,7 @@ impl FragmentIndex {
             if !head.is_empty()
                 && self.suffix_lengths & length_bit(tail.len()) != 0
                 && self.suffixes.contains(tail)
+                && !self.bound_suffixes.contains(tail)
             {
                 out.push(FamilyMatch {
                     prefix: false,
@@ -407,7 +412,11 @@ impl FragmentIndex {
             underscore_joins: true,
             ..FragmentIndex::default()
         };
+        let mut free_suffixes: HashSet<&str> = HashSet::new();
         for f in fragments {
+            if !f.prefix && f.after.is_none() {
+                free_suffixes.insert(&f.text);
+            }
             if f.prefix {
                 ix.underscore_joins &= f.text.ends_with('_');
                 ix.prefix_lengths |= length_bit(f.text.len());
@@ -424,6 +433,20 @@ impl FragmentIndex {
                 }
             }
         }
+        // Bound only where each start is indexed too, so the member is still found through it
+        // (`dynamic_rests`).
+        let unreachable: HashSet<&String> = ix
+            .infixes
+            .iter()
+            .filter(|(start, _)| !ix.prefixes.contains(*start))
+            .flat_map(|(_, ends)| ends)
+            .collect();
+        ix.bound_suffixes = ix
+            .suffixes
+            .iter()
+            .filter(|t| !free_suffixes.contains(t.as_str()) && !unreachable.contains(t))
+            .cloned()
+            .collect();
         ix
     }
 }
