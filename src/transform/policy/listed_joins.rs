@@ -15,13 +15,15 @@
 //! `"clean_%s" % name`'s members: the listed words stay, as the list keeps them.
 //!
 //! Found lexically, per file and without flow: a `for NAME in EXPR:` loop whose variable is
-//! the first part of a separator-only join in the same file (`"{0}_{1}".format(NAME, ...)`,
+//! the first part of a separator-only join in the loop's body (the lines after it indented
+//! deeper: `"{0}_{1}".format(NAME, ...)`,
 //! `"{}_{}".format(NAME, ...)`, `"%s_%s" % (NAME, ...)`, `f"{NAME}_{...}"`, `NAME + "_" +
 //! ...`), and the names that end `EXPR`'s dotted chains (`dynamic_methods` of
 //! `itertools.chain(self.a.dynamic_methods, ...)`). The items are the identifier literals of
-//! any assignment to such a name in any file of the repository (`dynamic_methods =
-//! State.dynamic_methods + ["on_final"]`). A list the analysis misses keeps its items'
-//! names renamable, as before this rule.
+//! two letters or more in any assignment to such a name in any file of the repository
+//! (`dynamic_methods = State.dynamic_methods + ["on_final"]`); one letter makes no family,
+//! as for the string rule. A list the analysis misses keeps its items' names renamable, as
+//! before this rule.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
