@@ -663,10 +663,10 @@ impl Renamer {
         if whole_literal && self.frozen_runs.contains(words.join("-").as_str()) {
             return true;
         }
-        words
-            .iter()
-            .any(|w| w.bytes().any(|b| b.is_ascii_uppercase()))
-            && self.is_frozen_run(&words.join("_").to_ascii_lowercase())
+        // A group whose name stays stays too, inside longer text as well: `max-age` in
+        // `"public, max-age=10"`, with `max_age` an outside name because `http.cookies`
+        // holds `"max-age"` as data (the view had shown `max-dew`, word by word).
+        self.is_frozen_run(&words.join("_").to_ascii_lowercase())
     }
 
     fn apply<'a>(&self, s: &'a [u8], runs: &[lexer::Run]) -> Cow<'a, [u8]> {
@@ -981,6 +981,24 @@ mod tests {
             r.view_text_to_original("test_ledger_non_ASCII_\u{9ea}_a ledger\u{e9}"),
             "test_query_non_ASCII_\u{9ea}_a query\u{e9}"
         );
+    }
+
+    /// A hyphen group whose underscore form stays (`max_age`, outside data of `http.cookies`)
+    /// stays inside longer text too, though its piece `age` is a code name renamed elsewhere;
+    /// a group that would become such a group stays as well, so the swap comes back.
+    #[test]
+    fn a_group_whose_name_stays_stays_in_longer_text() {
+        let r = Renamer::new([("age", "dew")], ["max_age"], ["age"]).unwrap();
+        let src = "cc = parse('public, max-age=10')
+x = 'max-dew'
+age = 1
+";
+        let want = "cc = parse('public, max-age=10')
+x = 'max-dew'
+dew = 1
+";
+        assert_eq!(swap_py(&r, src), want);
+        assert_eq!(swap_py(&r, want), src);
     }
 
     /// Header names: a whole literal frozen as data (`"last-translator"`) stays, while the
