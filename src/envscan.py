@@ -793,6 +793,8 @@ def scan():
     if not os.path.isdir(dl):
         cmods += [("", m, None) for m in dynload_modules(ext)]
     vendored = {}
+    # Package folders, walked again later for their JSON data (`json_data_keys`).
+    package_dirs = []
     for d in site:
         try:
             entries = sorted(os.listdir(d))
@@ -810,6 +812,7 @@ def scan():
                 cmods.append((name, name, p))
                 paths.setdefault(name, set()).add(name)
             elif os.path.isdir(p) and e.isidentifier() and e != "__pycache__":
+                package_dirs.append((p, e))
                 modules.add(e)
                 paths.setdefault(e, set()).add(e)
                 for f in module_files(p, set()):
@@ -871,16 +874,9 @@ def scan():
                 group_uses.setdefault(g, {}).setdefault(m, set()).update(names)
     for g, names in cnames.items():
         groups.setdefault(g, set()).update(names)
-    for d in site:
-        try:
-            entries = sorted(os.listdir(d))
-        except OSError:
-            continue
-        for e in entries:
-            p = os.path.join(d, e)
-            if e.isidentifier() and os.path.isdir(p):
-                for g, keys in json_data_keys(p, e).items():
-                    groups.setdefault(g, set()).update(keys)
+    for p, e in package_dirs:
+        for g, keys in json_data_keys(p, e).items():
+            groups.setdefault(g, set()).update(keys)
     groups.setdefault("", set()).update(sqlite_words())
     groups.setdefault("", set()).update(zone_words())
     # A vendored copy is its own group, reached through the package that carries it; so a

@@ -25,33 +25,36 @@ use std::sync::LazyLock;
 
 use regex::bytes::Regex;
 
+/// The process calls, each with the word boundaries it needs: `\b` before a name,
+/// `(?:^|[^.\w])` before a bare imported one.
+const CALLS: [(&str, &str); 4] = [
+    (
+        r"\b",
+        r"subprocess\s*\.\s*(?:Popen|run|call|check_call|check_output|getoutput|getstatusoutput)",
+    ),
+    (r"(?:^|[^.\w])", r"(?:Popen|check_call|check_output)"),
+    (r"\b", r"os\s*\.\s*(?:system|popen|exec\w*|spawn\w*)"),
+    (r"\b", r"create_subprocess_(?:exec|shell)"),
+];
+
+/// The alternatives of [`CALLS`], with their boundaries or without, up to the first argument.
+fn calls_pattern(bounded: bool) -> String {
+    let alternatives: Vec<String> = CALLS
+        .iter()
+        .map(|(before, call)| format!("{}{call}", if bounded { *before } else { "" }))
+        .collect();
+    format!(r"(?:{})\s*\(\s*", alternatives.join("|"))
+}
+
 /// A process call up to its first argument.
-static CALL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?x)
-        (?: \bsubprocess\s*\.\s*(?:Popen|run|call|check_call|check_output|getoutput|getstatusoutput)
-          | (?:^|[^.\w])(?:Popen|check_call|check_output)
-          | \bos\s*\.\s*(?:system|popen|exec\w*|spawn\w*)
-          | \bcreate_subprocess_(?:exec|shell)
-        )\s*\(\s*",
-    )
-    .expect("a valid pattern")
-});
+static CALL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&calls_pattern(true)).expect("a valid pattern"));
 
 /// `CALL` without the word boundaries: a file with no match of this has none of `CALL`.
 /// Unicode word boundaries keep the regex engine off its fast automata for text outside
 /// ASCII, and most files start no program, so they are ruled out by this first.
-static CALL_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?x)
-        (?: subprocess\s*\.\s*(?:Popen|run|call|check_call|check_output|getoutput|getstatusoutput)
-          | (?:Popen|check_call|check_output)
-          | os\s*\.\s*(?:system|popen|exec\w*|spawn\w*)
-          | create_subprocess_(?:exec|shell)
-        )\s*\(\s*",
-    )
-    .expect("a valid pattern")
-});
+static CALL_ANYWHERE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&calls_pattern(false)).expect("a valid pattern"));
 
 /// What follows the call's `(`: a list opening with a literal or a name, or a literal.
 static FIRST: LazyLock<Regex> = LazyLock::new(|| {
