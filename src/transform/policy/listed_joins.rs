@@ -31,6 +31,7 @@ use std::sync::LazyLock;
 use regex::bytes::Regex;
 
 use super::families::Fragment;
+use crate::transform::lexer::{scan_python, Class, Event, Run};
 
 /// A `for` loop's variable and what it iterates, on one line.
 static LOOP: LazyLock<Regex> = LazyLock::new(|| {
@@ -55,11 +56,6 @@ static JOIN: LazyLock<Regex> = LazyLock::new(|| {
 static CHAIN_END: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*")
         .expect("a valid pattern")
-});
-
-/// An identifier written as a whole string literal.
-static IDENT_LITERAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#""([A-Za-z_][A-Za-z0-9_]*)"|'([A-Za-z_][A-Za-z0-9_]*)'"#).expect("a valid pattern")
 });
 
 /// The lists a file joins items of into names: (the list's name, the separator).
@@ -164,49 +160,113 @@ fn chain_ends(expr: &[u8]) -> Vec<&[u8]> {
 }
 
 /// The identifier literals assigned to `name` in `src` (`name = [...]`, `X.name = ... +
-/// [...]`, over the lines its brackets span).
+/// [...]`, `name: T = ...`, over the lines its brackets span), read from the lexer's runs:
+/// the name must be code, and an item is a string run that fills its literal.
 pub fn listed_items(src: &[u8], name: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let needle = name.as_bytes();
-    let mut from = 0;
-    while let Some(k) = find(&src[from..], needle) {
-        let at = from + k;
-        from = at + needle.len();
-        let starts_word = at == 0 || !is_ident_byte(src[at - 1]);
-        let ends_word = src.get(from).is_none_or(|&b| !is_ident_byte(b));
-        if !starts_word || !ends_word {
+    // Most files never spell the name; only those that do are lexed.
+    if needle.is_empty() || !src.windows(needle.len()).any(|w| w == needle) {
+        return out;
+    }
+    let mut events = Vec::new();
+    scan_python(src, |e| events.push(e));
+    let mut i = 0;
+    while i < events.len() {
+        let at = i;
+        i += 1;
+        let Event::Run(r) = events[at] else {
+            continue;
+        };
+        if r.class != Class::Code || &src[r.start..r.end] != needle {
             continue;
         }
-        // `name = ...` or `name: T = ...`, not `==`.
-        let mut i = from;
-        while src.get(i).is_some_and(|b| matches!(b, b' ' | b'\t')) {
-            i += 1;
-        }
-        if src.get(i) == Some(&b':') {
-            while src.get(i).is_some_and(|&b| b != b'=' && b != b'\n') {
-                i += 1;
-            }
-        }
-        if src.get(i) != Some(&b'=') || src.get(i + 1) == Some(&b'=') {
+        let Some(value) = assignment_value(src, &events, i) else {
             continue;
-        }
-        let end = expression_end(src, i + 1);
-        for c in IDENT_LITERAL.captures_iter(&src[i + 1..end]) {
-            if let Some(m) = c.get(1).or_else(|| c.get(2)) {
-                // One letter makes no family (`"%s_%s" % (x, i)` over `'A', 'B'` would
-                // take every name starting `A_`), as for the string rule.
-                let letters = m
-                    .as_bytes()
-                    .iter()
-                    .filter(|b| b.is_ascii_alphabetic())
-                    .count();
-                if let (Ok(s), true) = (std::str::from_utf8(m.as_bytes()), letters >= 2) {
-                    out.insert(s.to_string());
+        };
+        i = value;
+        let mut end = StatementEnd::default();
+        while i < events.len() {
+            match events[i] {
+                Event::Punct(p) if end.ends(src[p]) => break,
+                Event::Punct(_) => {}
+                Event::Run(r) => {
+                    if let Some(item) = whole_literal(src, r).filter(|w| two_letters(w)) {
+                        out.insert(item.to_string());
+                    }
                 }
             }
+            i += 1;
         }
     }
     out
+}
+
+/// The index of the event after the `=` that assigns to the run just before `from`
+/// (`name = ...`, `name: T = ...`), or `None` when the name is not assigned there (`==`,
+/// `+=`, a call, the end of the line).
+fn assignment_value(src: &[u8], events: &[Event], from: usize) -> Option<usize> {
+    let mut i = from;
+    let mut annotated = false;
+    while let Some(&e) = events.get(i) {
+        i += 1;
+        match e {
+            Event::Punct(p) if src[p] == b'=' => {
+                return (src.get(p + 1) != Some(&b'=')).then_some(i);
+            }
+            Event::Punct(p) if src[p] == b':' && !annotated => annotated = true,
+            Event::Punct(p) if matches!(src[p], b'\n' | b'\r') => return None,
+            // Only an annotation stands between a name and its `=`.
+            _ if annotated => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The text of a string run that is its literal's whole text (`'on_enter'`, not `'on
+/// enter'`'s runs).
+fn whole_literal(src: &[u8], r: Run) -> Option<&str> {
+    let quote = *src.get(r.start.checked_sub(1)?)?;
+    let whole =
+        r.class == Class::String && matches!(quote, b'"' | b'\'') && src.get(r.end) == Some(&quote);
+    whole
+        .then(|| std::str::from_utf8(&src[r.start..r.end]).ok())
+        .flatten()
+}
+
+/// One letter makes no family (`"%s_%s" % (x, i)` over `'A', 'B'` would take every name
+/// starting `A_`), as for the string rule.
+fn two_letters(item: &str) -> bool {
+    item.bytes().filter(u8::is_ascii_alphabetic).count() >= 2
+}
+
+/// Where an assigned value ends, one code punctuation byte at a time: a newline or `;`
+/// outside brackets, unless a backslash continues the line.
+#[derive(Default)]
+struct StatementEnd {
+    depth: usize,
+    continued: bool,
+}
+
+impl StatementEnd {
+    fn ends(&mut self, b: u8) -> bool {
+        let continued = std::mem::take(&mut self.continued);
+        match b {
+            b'(' | b'[' | b'{' => self.depth += 1,
+            b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+            b';' => return self.depth == 0,
+            b'\\' => self.continued = true,
+            // `\r\n` ends a line once: the `\r` keeps a continuation for the `\n`.
+            b'\r' => {
+                self.continued = continued;
+                return self.depth == 0 && !continued;
+            }
+            b'\n' => return self.depth == 0 && !continued,
+            _ => {}
+        }
+        false
+    }
 }
 
 /// The joined prefix fragments of the items of the lists in `joined`, each item read from
@@ -230,49 +290,6 @@ pub fn fragments(
         }
     }
     out
-}
-
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return None;
-    }
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-/// Where the expression that starts at `from` ends: the end of its line, or past it while a
-/// bracket is open (string literals skipped, so a bracket in one does not count).
-fn expression_end(src: &[u8], from: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = from;
-    while i < src.len() {
-        match src[i] {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b'\n' if depth == 0 => return i,
-            q @ (b'"' | b'\'') => {
-                i += 1;
-                while i < src.len() && src[i] != q && src[i] != b'\n' {
-                    if src[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'#' => {
-                while i < src.len() && src[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    src.len()
 }
 
 #[cfg(test)]
@@ -340,6 +357,25 @@ mod tests {
         // A comparison or another name assigns nothing.
         let src = "if dynamic_methods == ['a']:\n    my_dynamic_methods = ['b']\n";
         assert!(listed_items(src.as_bytes(), "dynamic_methods").is_empty());
+    }
+
+    #[test]
+    fn items_are_read_from_code_alone() {
+        // The name in a docstring or a comment assigns nothing; a backslash or an open
+        // bracket carries the value over its line end, `\r\n` included.
+        let src = "'''dynamic_methods = ['doc']'''\n# dynamic_methods = ['note']\n";
+        assert!(listed_items(src.as_bytes(), "dynamic_methods").is_empty());
+        let src = "names: list = \\\r\n    ['on_a'] + [\r\n 'on_b']\r\nx = ['on_c']\r\n";
+        assert_eq!(
+            listed_items(src.as_bytes(), "names"),
+            BTreeSet::from(["on_a".to_string(), "on_b".to_string()])
+        );
+        // A literal with more than one word is not an item.
+        let src = "names = ['on a', \"on_b c\", 'on_d']\n";
+        assert_eq!(
+            listed_items(src.as_bytes(), "names"),
+            BTreeSet::from(["on_d".to_string()])
+        );
     }
 
     #[test]
