@@ -88,6 +88,16 @@ pub fn is_keyword(run: &str) -> bool {
     KEYWORDS.contains(&run)
 }
 
+/// A keyword with trailing underscores (`for_`, `class_`, `not_`): by Python's convention
+/// (PEP 8) the underscore only avoids the clash with the keyword, so the name stands for the
+/// keyword's word in another vocabulary (an HTML attribute, an SQL or logic operator), and
+/// code commonly strips the underscore at run time to reach it (`k[:-1]` in a builder of
+/// HTML attributes renders `for_=` as `for="..."`). The word is the outside one: it stays.
+pub fn is_keyword_twin(run: &str) -> bool {
+    let word = run.trim_end_matches('_');
+    word.len() < run.len() && !word.is_empty() && word != "_" && is_keyword(word)
+}
+
 /// Tool protocols: fixed names, pytest hooks (`pytest_*`) and unittest's `test*` lookups rely
 /// on the frozen `test` token.
 pub fn is_tool_run(run: &str) -> bool {
@@ -1616,7 +1626,7 @@ pub fn freeze_reason(run: &str, input: &PolicyInput<'_>, f: &Findings) -> Option
     }
     if is_dunder(run) {
         Some(FreezeReason::Dunder)
-    } else if is_keyword(run) {
+    } else if is_keyword(run) || is_keyword_twin(run) {
         Some(FreezeReason::Keyword)
     } else if is_tool_run(run) {
         Some(FreezeReason::Tool)

@@ -202,6 +202,25 @@ fn sql_keywords_and_upper_case_data_words_stay() {
 
 /// A URI scheme is data a browser reads: markdown's `mailto = "mailto:" + email` keeps
 /// both the local and the string.
+/// A keyword with a trailing underscore stands for the keyword's word (`for_` rendered as
+/// the HTML attribute `for`), so it stays; a longer name that starts like one does not.
+#[test]
+fn keywords_with_trailing_underscores_stay() {
+    let own = set(&["forms"]);
+    let defined = set(&["for_", "not_", "format_", "label_for"]);
+    let py: &[u8] = b"def label(for_=None, not_=None, format_=None, label_for=None):\n    return {k.rstrip('_'): v for k, v in locals().items()}\n";
+    let input = PolicyInput {
+        python: vec![("forms.py", py)],
+        names: vec!["forms.py"],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("for_"), Some(&FreezeReason::Keyword));
+    assert_eq!(f.frozen_runs.get("not_"), Some(&FreezeReason::Keyword));
+    assert!(f.owned_runs.contains("format_") && f.owned_runs.contains("label_for"));
+    assert!(!is_keyword_twin("_") && !is_keyword_twin("__") && !is_keyword_twin("for"));
+}
+
 #[test]
 fn uri_schemes_stay() {
     let own = set(&["links"]);
