@@ -87,7 +87,12 @@ fn translate(work: &Path, repo: &Repo, to: &str, text: &str) -> String {
     )
 }
 
-/// `unshare` playing a fresh container: its own mount and PID namespaces and `/proc`.
+/// `unshare` playing a fresh container: its own mount and PID namespaces and `/proc`, then
+/// the command given with `args`. A container starts from its own root, without the host's
+/// mounts; this one starts with a private copy of them, which holds the views that tests
+/// running beside it have mounted, and a copy keeps a view's daemon alive after its test
+/// unmounts it (that test's `unmount` then fails waiting for the daemon). So the copies of
+/// schrodinger views are detached first.
 fn container() -> Command {
     let mut c = Command::new("unshare");
     c.args([
@@ -97,6 +102,11 @@ fn container() -> Command {
         "--pid",
         "--fork",
         "--mount-proc",
+        "sh",
+        "-c",
+        r#"awk '$0 ~ / - fuse[.a-z]* schrodinger / {print $5}' /proc/self/mountinfo |
+           while read -r m; do umount -l "$m" 2>/dev/null; done; exec "$@""#,
+        "container",
     ]);
     c
 }
