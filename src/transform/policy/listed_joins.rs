@@ -300,6 +300,11 @@ mod tests {
         joined_lists(src.as_bytes()).into_iter().collect()
     }
 
+    /// The items `listed_items` reads for `name` in `src`, in order.
+    fn items(src: &str, name: &str) -> Vec<String> {
+        listed_items(src.as_bytes(), name).into_iter().collect()
+    }
+
     fn pair(l: &str, s: &str) -> (String, String) {
         (l.to_string(), s.to_string())
     }
@@ -336,27 +341,18 @@ mod tests {
     #[test]
     fn one_letter_items_make_no_family() {
         let src = "names = ['A', 'B', 'on_x']\n";
-        assert_eq!(
-            listed_items(src.as_bytes(), "names"),
-            BTreeSet::from(["on_x".to_string()])
-        );
+        assert_eq!(items(src, "names"), ["on_x"]);
     }
 
     #[test]
     fn items_are_read_from_every_assignment() {
         let src = "class State:\n    dynamic_methods = ['on_enter', 'on_exit']\n";
-        assert_eq!(
-            listed_items(src.as_bytes(), "dynamic_methods"),
-            BTreeSet::from(["on_enter".to_string(), "on_exit".to_string()])
-        );
+        assert_eq!(items(src, "dynamic_methods"), ["on_enter", "on_exit"]);
         let src = "class N(State):\n    dynamic_methods = State.dynamic_methods + [\n        \"on_final\",  # ]\n    ]\nother = ['x']\n";
-        assert_eq!(
-            listed_items(src.as_bytes(), "dynamic_methods"),
-            BTreeSet::from(["on_final".to_string()])
-        );
+        assert_eq!(items(src, "dynamic_methods"), ["on_final"]);
         // A comparison or another name assigns nothing.
         let src = "if dynamic_methods == ['a']:\n    my_dynamic_methods = ['b']\n";
-        assert!(listed_items(src.as_bytes(), "dynamic_methods").is_empty());
+        assert!(items(src, "dynamic_methods").is_empty());
     }
 
     #[test]
@@ -364,18 +360,12 @@ mod tests {
         // The name in a docstring or a comment assigns nothing; a backslash or an open
         // bracket carries the value over its line end, `\r\n` included.
         let src = "'''dynamic_methods = ['doc']'''\n# dynamic_methods = ['note']\n";
-        assert!(listed_items(src.as_bytes(), "dynamic_methods").is_empty());
+        assert!(items(src, "dynamic_methods").is_empty());
         let src = "names: list = \\\r\n    ['on_a'] + [\r\n 'on_b']\r\nx = ['on_c']\r\n";
-        assert_eq!(
-            listed_items(src.as_bytes(), "names"),
-            BTreeSet::from(["on_a".to_string(), "on_b".to_string()])
-        );
+        assert_eq!(items(src, "names"), ["on_a", "on_b"]);
         // A literal with more than one word is not an item.
         let src = "names = ['on a', \"on_b c\", 'on_d']\n";
-        assert_eq!(
-            listed_items(src.as_bytes(), "names"),
-            BTreeSet::from(["on_d".to_string()])
-        );
+        assert_eq!(items(src, "names"), ["on_d"]);
     }
 
     #[test]
