@@ -507,3 +507,68 @@ echo "run exited $?"
     let made = fs::metadata(repo.orig.join("4242.py")).unwrap();
     assert_eq!(made.uid(), 65534);
 }
+
+/// A view mounted in the container beside the run (another run, or one an evaluator mounted
+/// by hand) is not in the agent's namespace: the agent's mount table lists its own view only,
+/// at the repository's path, and the other view's mount point is an empty directory there.
+#[test]
+fn run_leaves_other_views_out_of_the_agents_namespace() {
+    let test = "run_leaves_other_views_out_of_the_agents_namespace";
+    if !can_mount(test) {
+        return;
+    }
+    let repo = Repo::sample();
+    let other = Repo::sample();
+    let point = repo.dir.path().join("beside");
+    let state = repo.dir.path().join("beside.state");
+    fs::create_dir(&point).unwrap();
+    let work = repo.dir.path().join("work");
+    let out = repo.dir.path().join("out");
+    // Mounted inside the container, so that it is in the namespace `run` copies.
+    let outer = r#"b=$1; state=$2; other=$3; point=$4; shift 4
+"$b" mount --seed 3 --state "$state" "$other" "$point" >/dev/null || exit 99
+ls "$point" | grep -c . | sed 's/^/beside before: /'
+"$b" "$@"; s=$?
+"$b" unmount "$point" || s=98
+exit $s"#;
+    let agent = format!(
+        "awk '$0 ~ / - fuse[.a-z]* schrodinger / {{print \"view at \" $5}}' /proc/self/mountinfo; \
+         echo \"beside: $(ls {} | wc -l)\"",
+        point.display()
+    );
+    let o = output(
+        container()
+            .args(["sh", "-c", outer, "outer", BIN])
+            .arg(&state)
+            .arg(&other.orig)
+            .arg(&point)
+            .arg("run")
+            .arg("--work")
+            .arg(&work)
+            .arg("--out")
+            .arg(&out)
+            .args(["--seed", "5", "--no-repoint"])
+            .arg(&repo.orig)
+            .args(["--", "sh", "-c", &agent])
+            .current_dir(&repo.orig),
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    // The other view was there to copy: it shows the sample's files.
+    let before = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("beside before: "))
+        .and_then(|n| n.trim().parse::<u32>().ok());
+    assert!(before.is_some_and(|n| n > 0), "{stdout}");
+    let views: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("view at "))
+        .collect();
+    assert_eq!(views, [repo.orig.to_str().unwrap()], "{stdout}\n{stderr}");
+    assert!(stdout.contains("beside: 0"), "{stdout}");
+}

@@ -70,6 +70,7 @@ fn io(context: &str) -> impl FnOnce(std::io::Error) -> CliError + '_ {
 fn build(spec: &Spec) -> Result<(), CliError> {
     let exe = std::env::current_exe().map_err(io("current executable"))?;
     sandbox::make_private().map_err(io("mount namespace"))?;
+    detach_other_views(&spec.view)?;
     if let Some(python) = &spec.repoint {
         // For a moment both are visible: the original at `orig_at`, the view in its place.
         std::fs::create_dir_all(&spec.orig_at).map_err(io("work directory"))?;
@@ -117,6 +118,25 @@ fn build(spec: &Spec) -> Result<(), CliError> {
     // The container's /proc shows the daemon; the agent's own is mounted by its first process.
     sandbox::detach(Path::new("/proc")).map_err(io("/proc"))?;
     sandbox::new_pid_namespace().map_err(io("PID namespace"))?;
+    Ok(())
+}
+
+/// Detach this namespace's copies of every view but the run's own (`mounts.rs` says why).
+/// A view below another one is gone with it when that one goes first; the deepest go first,
+/// and a mount point that is no longer one (`EINVAL`) is that case.
+fn detach_other_views(own: &Path) -> Result<(), CliError> {
+    let own = own.canonicalize().map_err(io("view"))?;
+    let info = std::fs::read("/proc/self/mountinfo").map_err(io("mount table"))?;
+    for point in super::mounts::views_in(&info) {
+        if point == own {
+            continue;
+        }
+        match sandbox::detach(&point) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {}
+            Err(e) => return Err(io("another view")(e)),
+        }
+    }
     Ok(())
 }
 

@@ -10,6 +10,7 @@
 
 pub mod agent;
 pub mod enter;
+mod mounts;
 mod patches;
 pub mod sandbox;
 mod user;
