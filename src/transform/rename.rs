@@ -608,12 +608,7 @@ impl Renamer {
     /// literal: inside longer text such a group is prose (`non-ASCII`, `JSON-data`), and
     /// capitalised pieces make a header (`Last-Translator`, compared with data that
     /// `keeps_group` may keep).
-    fn swap_hyphen_group(
-        &self,
-        pieces: &[&str],
-        whole_literal: bool,
-        long_option: bool,
-    ) -> Option<Vec<String>> {
+    fn swap_hyphen_group(&self, pieces: &[&str], whole_literal: bool) -> Option<Vec<String>> {
         let joined = pieces.join("_");
         let img = self.image(&joined)?;
         if self.is_frozen_run(&joined) || self.is_frozen_run(&img) {
@@ -624,15 +619,11 @@ impl Renamer {
                 && x.split('_').all(|w| tokens::other_case(w).is_some())
                 && self.is_case_folded_code_ident(x)
         };
-        // A long option's underscore form is the attribute argparse makes of it, and that
-        // attribute, read as a string, changes where a string would: also as the end or
-        // start of a code name (`swap_segment`). jsonschema reads `--error-format` as
-        // `arguments["error_format"]`, which changes with `test_custom_error_format`. Only
-        // after `--`: elsewhere such a group is prose or outside vocabulary (`non-negative`,
-        // the format `"json-pointer"` beside a function `is_json_pointer`).
-        let names =
-            |x: &str| self.is_code_ident(x) || (long_option && self.code_affixes.contains(x));
-        if !(names(&joined) || names(&img) || folded(&joined) || folded(&img)) {
+        if !(self.is_code_ident(&joined)
+            || self.is_code_ident(&img)
+            || folded(&joined)
+            || folded(&img))
+        {
             return None;
         }
         Some(
@@ -713,13 +704,8 @@ impl Renamer {
                 let open = runs[i].start.checked_sub(1).map(|k| s[k]);
                 let whole_literal =
                     matches!(open, Some(b'"' | b'\'')) && s.get(runs[j - 1].end).copied() == open;
-                let long_option =
-                    runs[i].start >= 2 && &s[runs[i].start - 2..runs[i].start] == b"--";
-                let group = self.swap_hyphen_group(
-                    &pieces,
-                    whole_literal && r.class == Class::String,
-                    long_option,
-                );
+                let group =
+                    self.swap_hyphen_group(&pieces, whole_literal && r.class == Class::String);
                 if r.class == Class::Dist && group.is_none() {
                     i = j;
                     continue;
@@ -1104,34 +1090,6 @@ dew = 1
                 "x = ['query-user', '--query-user', 'user-get', 'query-other']\n"
             ),
             "x = ['ledger-otter', '--ledger-otter', 'user-get', 'query-other']\n"
-        );
-    }
-
-    #[test]
-    fn long_options_follow_the_end_of_a_code_name() {
-        // `error` and `format` stay on their own; `error_format` is only the end of a code
-        // name, and its string and its option spelling change together.
-        let r = Renamer::new(
-            [
-                ("error", "album"),
-                ("format", "grunts"),
-                ("custom", "plank"),
-            ],
-            ["error", "format"],
-            ["test_custom_error_format"],
-        )
-        .unwrap();
-        assert_eq!(
-            swap_py(
-                &r,
-                "p.add_argument('--error-format')\nx = a['error_format']\ny = '--error-format is'\n"
-            ),
-            "p.add_argument('--album-grunts')\nx = a['album_grunts']\ny = '--album-grunts is'\n"
-        );
-        // Elsewhere the group is prose or another vocabulary's word.
-        assert_eq!(
-            swap_py(&r, "z = 'error-format'\nw = 'an error-format'\n"),
-            "z = 'error-format'\nw = 'an error-format'\n"
         );
     }
 

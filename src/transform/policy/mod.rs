@@ -19,6 +19,7 @@ use super::tokens::{self, Piece};
 mod families;
 mod imports;
 mod listed_joins;
+mod options;
 mod vocab;
 
 use families::*;
@@ -817,6 +818,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     f.seen_tokens = seen.into_iter().collect();
     f.add_code_runs(code_runs.into_iter().map(str::to_string));
+    f.add_code_runs(options::read_as_keys(&input.python, &facts.whole_strings));
     add_affix_rests(&facts, input, &mut f);
     add_compared_rests(&facts, input, &mut f);
     add_name_derived_stems(&facts, input, &mut f);

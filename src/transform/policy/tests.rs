@@ -1007,3 +1007,18 @@ fn private_fields_with_frozen_public_twins_stay() {
     assert!(f.frozen_owned.contains("_formatter"), "{:?}", f.frozen_runs);
     assert!(f.owned_runs.contains("_stream"), "{:?}", f.frozen_runs);
 }
+
+#[test]
+fn long_options_read_as_keys_are_code_names() {
+    let own = set(&["cli"]);
+    let defined = set(&["parse", "test_custom_error_format"]);
+    let py: &[u8] = b"def parse(p, argv):\n    p.add_argument('-F', '--error-format')\n    p.add_argument('--no-interaction')\n    a = vars(p.parse_args(argv))\n    return a['error_format']\n";
+    let input = PolicyInput {
+        python: vec![("cli.py", py)],
+        names: vec!["cli.py"],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert!(f.code_runs.contains("error_format"), "{:?}", f.code_runs);
+    assert!(!f.code_runs.contains("no_interaction"), "{:?}", f.code_runs);
+}
