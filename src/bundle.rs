@@ -724,16 +724,22 @@ pub fn build_with_env(
     tracing::info!(elapsed = ?t.elapsed(), "policy analyzed");
     let t = std::time::Instant::now();
 
-    // Never use as a virtual word: any token of the repository, any outside name of one word
+    // Never use as a virtual word: any token of the repository, any word of an outside name
     // in any case, keywords. A word whose upper-case or capitalised spelling is an outside
     // name (`CLIPBOARD`) would render a renamed word in that shape (`BYWEEKDAY`) as a
-    // frozen run: strings would keep it while compounds in code change it.
+    // frozen run: strings would keep it while compounds in code change it. A word of a longer
+    // outside name (`cape` of the time zone `Cape_Verde`) would be read back as the token it
+    // stands for wherever text is translated word by word (arrow's test ids
+    // `[Atlantic/Cape_Verde]` came back as `Date_Verde`), and in a new name an agent writes
+    // with it.
     let mut excluded = found.seen_tokens.clone();
     for n in &env_names {
-        if n.bytes().all(|b| b.is_ascii_alphabetic())
-            && crate::transform::tokens::word_count(n) == 1
-        {
-            excluded.insert(n.to_ascii_lowercase());
+        for p in crate::transform::tokens::split(n) {
+            if let crate::transform::tokens::Piece::Word(w, _) = p {
+                if w.bytes().all(|b| b.is_ascii_alphabetic()) {
+                    excluded.insert(w.to_ascii_lowercase());
+                }
+            }
         }
     }
     excluded.extend(env_modules.iter().map(|m| m.to_ascii_lowercase()));
@@ -1417,6 +1423,46 @@ mod tests {
             assert!(
                 !outside_lower.contains(word),
                 "{token} -> {word}, an outside name in another case"
+            );
+        }
+    }
+
+    /// No virtual word is a word of a longer outside name (`cape` of `Cape_Verde`, `hill` of
+    /// `Broken_Hill`): word-by-word translation would read it back as the token it stands
+    /// for. Here every other vocabulary word is a word of an outside compound, in snake,
+    /// camel or upper case; without the rule about half the draws land on one.
+    #[test]
+    fn no_virtual_word_is_a_word_of_an_outside_name() {
+        let src = "def handle_byweekday(sprocket, gadget, widget):\n    return sprocket + gadget + widget\n\nclass Flywheel:\n    flange_count = 3\n    def rotate_flywheel(self, torque_value):\n        return torque_value\n";
+        let tree = one_file_tree("pkg/wheel.py", src);
+        let words: Vec<&str> = crate::transform::lexicon::vocabulary()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, w)| w)
+            .collect();
+        let outside: Vec<String> = words
+            .chunks(2)
+            .enumerate()
+            .map(|(i, pair)| {
+                let (a, b) = (pair[0], pair.get(1).copied().unwrap_or("zone"));
+                let cap = |w: &str| w[..1].to_ascii_uppercase() + &w[1..];
+                match i % 3 {
+                    0 => format!("{}_{}", cap(a), cap(b)),
+                    1 => format!("{}{}", cap(a), cap(b)),
+                    _ => format!("{}_{}", a.to_ascii_uppercase(), b.to_ascii_uppercase()),
+                }
+            })
+            .collect();
+        let env = EnvScan {
+            groups: [(String::new(), outside)].into_iter().collect(),
+            ..EnvScan::default()
+        };
+        let b = build_with_env(&tree, &env, &level2(11), &Progress::hidden());
+        assert!(b.tokens.len() >= 10, "{:?}", b.tokens);
+        for (token, word) in &b.tokens {
+            assert!(
+                !words.contains(&word.as_str()),
+                "{token} -> {word}, a word of an outside name"
             );
         }
     }
