@@ -195,6 +195,17 @@ const TEXT_FRAGS: &[&str] = &[
     "'user-GET'",
     "Http_Response",
     "Query_User",
+    // Labels spelled from code names (`rename::labels`): `query_user`, `get_query_user`.
+    "Query user",
+    "Ledger otter",
+    "Query Otter",
+    "Get query user",
+    "Get ledger",
+    "Http response",
+    "Cable Reply",
+    "Query user:",
+    ">Ledger otter<",
+    ">Http reply:",
 ];
 
 /// Byte fragments: the text fragments plus NUL and an invalid UTF-8 byte.

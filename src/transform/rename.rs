@@ -18,6 +18,8 @@ use super::formats::{self, Ask};
 use super::lexer::{self, Class};
 use super::tokens::{self, Piece};
 
+mod labels;
+
 /// The Level 2 map: everything needed to swap text in either direction.
 #[derive(Debug, Clone, Default)]
 pub struct Renamer {
@@ -40,6 +42,9 @@ pub struct Renamer {
     /// Tokens frozen because strings join names from them (`"prec_"`, `"renderer_" + name`):
     /// a compound that starts or ends with one is a name built at run time.
     fragments: HashSet<Box<str>>,
+    /// Lower-case code names of two words or more that are not frozen (`pub_date`): labels
+    /// made from them follow them (`labels`).
+    spelled_names: HashSet<Box<str>>,
 }
 
 /// How a file's contents are read.
@@ -95,14 +100,21 @@ impl Renamer {
         }
         let code_idents: HashSet<Box<str>> = code_idents.into_iter().map(Into::into).collect();
         let code_affixes = code_idents.iter().flat_map(|r| affixes(r)).collect();
+        let frozen_runs: HashSet<Box<str>> = frozen_runs.into_iter().map(Into::into).collect();
+        let spelled_names = code_idents
+            .iter()
+            .filter(|r| !frozen_runs.contains(&***r) && labels::is_field_name(r))
+            .cloned()
+            .collect();
         Ok(Renamer {
             tokens: map,
-            frozen_runs: frozen_runs.into_iter().map(Into::into).collect(),
+            frozen_runs,
             code_idents,
             virtual_words,
             extensions: HashSet::new(),
             code_affixes,
             fragments: HashSet::new(),
+            spelled_names,
         })
     }
 
@@ -679,6 +691,17 @@ impl Renamer {
                 i += 1;
                 continue;
             }
+            if let Some((j, new)) = self.label_at(s, runs, i) {
+                if new
+                    .iter()
+                    .zip(&runs[i..j])
+                    .any(|(n, x)| n.as_bytes() != &s[x.start..x.end])
+                {
+                    put_runs(&mut out, s, &mut last, &runs[i..j], new);
+                }
+                i = j;
+                continue;
+            }
             // A group of string runs joined by single hyphens is decided as one name, and so
             // is a distribution name (`my-pkg`, `zope.interface`), which never changes piece
             // by piece. The grouping looks only at the bytes between runs and at classes,
@@ -725,12 +748,7 @@ impl Renamer {
                     && (self.keeps_group(&pieces, whole_literal)
                         || self.keeps_group(&new, whole_literal));
                 if !kept && new.iter().zip(&pieces).any(|(n, p)| n != p) {
-                    let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
-                    for (x, n) in runs[i..j].iter().zip(new) {
-                        o.extend_from_slice(&s[last..x.start]);
-                        o.extend_from_slice(n.as_bytes());
-                        last = x.end;
-                    }
+                    put_runs(&mut out, s, &mut last, &runs[i..j], new);
                 }
                 i = j;
                 continue;
@@ -809,6 +827,23 @@ impl Ask for Renamer {
             || self
                 .image(run)
                 .is_some_and(|i| self.extensions.contains(i.as_str()))
+    }
+}
+
+/// Writes `new` in place of `runs` (in order, after `last`) into the output of
+/// `Renamer::apply`, started on first use.
+fn put_runs(
+    out: &mut Option<Vec<u8>>,
+    s: &[u8],
+    last: &mut usize,
+    runs: &[lexer::Run],
+    new: Vec<String>,
+) {
+    let o = out.get_or_insert_with(|| Vec::with_capacity(s.len() + 64));
+    for (x, n) in runs.iter().zip(new) {
+        o.extend_from_slice(&s[*last..x.start]);
+        o.extend_from_slice(n.as_bytes());
+        *last = x.end;
     }
 }
 

@@ -35,7 +35,8 @@ impl<'a> Piece<'a> {
     }
 }
 
-fn shape_of(w: &str) -> Shape {
+/// The shape of a letter token.
+pub(crate) fn shape_of(w: &str) -> Shape {
     let b = w.as_bytes();
     if b.iter().all(|c| c.is_ascii_lowercase()) {
         Shape::Lower
