@@ -177,3 +177,51 @@ class WidgetProber:
         f.owned_runs
     );
 }
+
+/// asteval reads the keyword `no_ifexp=True` as `key[3:]` after `key.startswith('no_')` and
+/// looks the rest up in its node list `['ifexp', ...]`, data that no code name spells, which
+/// strings keep: the keyword keeps the rest too. A name the repository defines is no such
+/// keyword, a lookup path (`no_ifexp__exact`) is none either, and one whose rest is spelled
+/// by no literal, or by a compound one (`'error_state'`, which may change with its words),
+/// is renamed.
+#[test]
+fn an_undefined_name_whose_rest_is_data_keeps_it() {
+    let src: &[u8] = br#"
+ALL_NODES = ['ifexp', 'lambda_node', 'error_state']
+LOOKUPS = ['ifexp__exact']
+
+class Interp:
+    def __init__(self, **kws):
+        self.config = {}
+        for key, val in kws.items():
+            if key.startswith('no_'):
+                node = key[3:]
+                if node in ALL_NODES:
+                    self.config[node] = not val
+
+def test_opts():
+    return Interp(no_ifexp=True, no_widget=True, no_ifexp__exact=True, no_error_state=True)
+
+def no_lambda_node():
+    pass
+"#;
+    let defined = set(&[
+        "ALL_NODES",
+        "Interp",
+        "config",
+        "node",
+        "test_opts",
+        "no_lambda_node",
+    ]);
+    let env = set(&["items", "startswith"]);
+    let f = analyze(&one_file(src, &env, &defined));
+    assert_eq!(f.frozen_runs.get("no_ifexp"), Some(&FreezeReason::Dynamic));
+    assert_eq!(f.frozen_runs.get("no_widget"), None);
+    assert_eq!(f.frozen_runs.get("no_lambda_node"), None);
+    assert_eq!(f.frozen_runs.get("no_ifexp__exact"), None);
+    assert_eq!(f.frozen_runs.get("no_error_state"), None);
+    // Without the slice that cuts the part off, no rest is looked up.
+    let uncut = String::from_utf8_lossy(src).replace("key[3:]", "key");
+    let f = analyze(&one_file(uncut.as_bytes(), &env, &defined));
+    assert_eq!(f.frozen_runs.get("no_ifexp"), None);
+}

@@ -1209,6 +1209,36 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
             }
         }
     }
+    // A name the code uses but the repository does not define (a keyword argument
+    // `no_ifexp=True` that asteval reads as `key[3:]` after `key.startswith('no_')`), whose
+    // rest after a compared part is a one-word string literal that no code name spells in
+    // either case (`'ifexp'` of the node list the rest is looked up in), keeps that rest:
+    // strings keep such a literal. A compound literal may still change with its words
+    // (transitions' tag `"error_state"` and the property `is_error_state` change together),
+    // and a defined name's rest became a code name above, changing with its literal.
+    // Not a lookup path (Django's `book__editor_id` beside `endswith("_id")` and the data
+    // `"book__editor"`): its segments are names the code defines.
+    let mut data_rest: Vec<String> = Vec::new();
+    let candidates = f.code_runs.iter().filter(|r| !input.defined.contains(*r));
+    for run in candidates.filter(|r| !r.contains("__")) {
+        for &(affix, prefix) in &compared {
+            let Some(rest) = rest_after(run, affix, prefix) else {
+                continue;
+            };
+            if is_plain_word(rest)
+                && whole.contains(rest)
+                && !f.code_runs.contains(rest)
+                && !f.code_runs.contains(&rest.to_ascii_uppercase())
+                && !names.contains(rest)
+                && owned_tokens(rest).next().is_some()
+            {
+                data_rest.push(run.clone());
+            }
+        }
+    }
+    for run in data_rest {
+        f.frozen_runs.entry(run).or_insert(FreezeReason::Dynamic);
+    }
     f.add_code_runs(names);
     for t in kept {
         f.frozen_tokens.entry(t).or_insert(FreezeReason::Dynamic);
