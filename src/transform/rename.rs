@@ -42,9 +42,6 @@ pub struct Renamer {
     /// Tokens frozen because strings join names from them (`"prec_"`, `"renderer_" + name`):
     /// a compound that starts or ends with one is a name built at run time.
     fragments: HashSet<Box<str>>,
-    /// Lower-case code names of two words or more that are not frozen (`pub_date`): labels
-    /// made from them follow them (`labels`).
-    spelled_names: HashSet<Box<str>>,
 }
 
 /// How a file's contents are read.
@@ -100,21 +97,14 @@ impl Renamer {
         }
         let code_idents: HashSet<Box<str>> = code_idents.into_iter().map(Into::into).collect();
         let code_affixes = code_idents.iter().flat_map(|r| affixes(r)).collect();
-        let frozen_runs: HashSet<Box<str>> = frozen_runs.into_iter().map(Into::into).collect();
-        let spelled_names = code_idents
-            .iter()
-            .filter(|r| !frozen_runs.contains(&***r) && labels::is_field_name(r))
-            .cloned()
-            .collect();
         Ok(Renamer {
             tokens: map,
-            frozen_runs,
+            frozen_runs: frozen_runs.into_iter().map(Into::into).collect(),
             code_idents,
             virtual_words,
             extensions: HashSet::new(),
             code_affixes,
             fragments: HashSet::new(),
-            spelled_names,
         })
     }
 
@@ -943,7 +933,7 @@ mod tests {
         .unwrap()
     }
 
-    fn swap_py(r: &Renamer, s: &str) -> String {
+    pub(super) fn swap_py(r: &Renamer, s: &str) -> String {
         String::from_utf8(r.swap_content(b"m.py", s.as_bytes()).into_owned()).unwrap()
     }
 

@@ -1164,7 +1164,19 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
     // A name the code uses whose rest after a compared part is frozen keeps that rest: the
     // program looks the rest up where it stays (astor's `__getattr__` serves
     // `self.get_is_async(node)` as `getattr(node, name[4:])`, `is_async` of `ast`).
+    //
+    // A name the code uses but the repository does not define (a keyword argument
+    // `no_ifexp=True` that asteval reads as `key[3:]` after `key.startswith('no_')`), whose
+    // rest is a one-word string literal that no code name spells in either case (`'ifexp'` of
+    // the node list the rest is looked up in), keeps that rest too: strings keep such a
+    // literal. Not a compound literal, which may change with its words (transitions' tag
+    // `"error_state"` and the property `is_error_state` change together), nor a lookup path
+    // (Django's `book__editor_id` beside `endswith("_id")` and the data `"book__editor"`),
+    // whose segments are names the code defines; and a defined name's rest becomes a code
+    // name below, changing with its literal, so those rests are left out at the end.
+    let whole = &facts.whole_strings;
     let mut rest_frozen: Vec<String> = Vec::new();
+    let mut data_rests: Vec<(String, String)> = Vec::new();
     for run in &f.code_runs {
         for &(affix, prefix) in &compared {
             let rest = rest_after(run, affix, prefix);
@@ -1173,13 +1185,20 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
             };
             if freeze_reason(rest, input, f).is_some_and(|r| r != FreezeReason::Short) {
                 rest_frozen.push(run.clone());
+            } else if !input.defined.contains(run)
+                && !run.contains("__")
+                && is_plain_word(rest)
+                && whole.contains(rest)
+                && !f.code_runs.contains(rest)
+                && !f.code_runs.contains(&rest.to_ascii_uppercase())
+            {
+                data_rests.push((run.clone(), rest.to_string()));
             }
         }
     }
     for run in rest_frozen {
         f.frozen_runs.entry(run).or_insert(FreezeReason::Dynamic);
     }
-    let whole = &facts.whole_strings;
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut kept: Vec<String> = Vec::new();
     for run in input.defined {
@@ -1209,35 +1228,10 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
             }
         }
     }
-    // A name the code uses but the repository does not define (a keyword argument
-    // `no_ifexp=True` that asteval reads as `key[3:]` after `key.startswith('no_')`), whose
-    // rest after a compared part is a one-word string literal that no code name spells in
-    // either case (`'ifexp'` of the node list the rest is looked up in), keeps that rest:
-    // strings keep such a literal. A compound literal may still change with its words
-    // (transitions' tag `"error_state"` and the property `is_error_state` change together),
-    // and a defined name's rest became a code name above, changing with its literal.
-    // Not a lookup path (Django's `book__editor_id` beside `endswith("_id")` and the data
-    // `"book__editor"`): its segments are names the code defines.
-    let mut data_rest: Vec<String> = Vec::new();
-    let candidates = f.code_runs.iter().filter(|r| !input.defined.contains(*r));
-    for run in candidates.filter(|r| !r.contains("__")) {
-        for &(affix, prefix) in &compared {
-            let Some(rest) = rest_after(run, affix, prefix) else {
-                continue;
-            };
-            if is_plain_word(rest)
-                && whole.contains(rest)
-                && !f.code_runs.contains(rest)
-                && !f.code_runs.contains(&rest.to_ascii_uppercase())
-                && !names.contains(rest)
-                && owned_tokens(rest).next().is_some()
-            {
-                data_rest.push(run.clone());
-            }
+    for (run, rest) in data_rests {
+        if !names.contains(&rest) {
+            f.frozen_runs.entry(run).or_insert(FreezeReason::Dynamic);
         }
-    }
-    for run in data_rest {
-        f.frozen_runs.entry(run).or_insert(FreezeReason::Dynamic);
     }
     f.add_code_runs(names);
     for t in kept {
