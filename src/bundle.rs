@@ -93,6 +93,10 @@ pub struct Bundle {
     /// name's first dot): text keeps them where it shows them as extensions.
     #[serde(default)]
     pub extensions: BTreeSet<String>,
+    /// Stems of the tree's file and directory names that join words with `_`: text reads a
+    /// compound that names a file for the code names it carries (`Renamer::with_path_stems`).
+    #[serde(default)]
+    pub path_stems: BTreeSet<String>,
     /// Fingerprint of the Python environment whose scan the bundle used (`env_scan`).
     #[serde(default)]
     pub env_fingerprint: String,
@@ -195,10 +199,20 @@ impl Bundle {
             &self.outside_names,
             &self.local_runs,
             &self.code_idents,
-            &self.extensions,
+            TreeNames {
+                extensions: &self.extensions,
+                path_stems: &self.path_stems,
+            },
         )
         .map_err(BundleError::Invalid)
     }
+}
+
+/// What the tree's own names fix in text: their extensions and their compound stems.
+#[derive(Clone, Copy)]
+struct TreeNames<'a> {
+    extensions: &'a BTreeSet<String>,
+    path_stems: &'a BTreeSet<String>,
 }
 
 /// The Level 2 map of a token map and the runs that decide how it applies: frozen runs and
@@ -210,7 +224,7 @@ fn level2_renamer<V>(
     outside_names: &BTreeSet<String>,
     local_runs: &BTreeSet<String>,
     code_idents: &BTreeSet<String>,
-    extensions: &BTreeSet<String>,
+    tree: TreeNames,
 ) -> Result<Renamer, String> {
     Renamer::new(
         tokens.iter().map(|(a, b)| (a.as_str(), b.as_str())),
@@ -221,7 +235,8 @@ fn level2_renamer<V>(
         code_idents.iter().map(String::as_str),
     )
     .map(|r| {
-        r.with_extensions(extensions.iter().map(String::as_str))
+        r.with_extensions(tree.extensions.iter().map(String::as_str))
+            .with_path_stems(tree.path_stems.iter().map(String::as_str))
             .with_fragments(
                 frozen_tokens
                     .iter()
@@ -760,11 +775,15 @@ pub fn build_with_env(
     let (mut tokens, unmapped) = lexicon::assign(&found.owned_tokens, &excluded, opts.seed);
     tracing::info!(elapsed = ?t.elapsed(), "words drawn");
     let extensions = tree_extensions(tree);
+    let path_stems = tree_path_stems(tree);
     keep_sibling_order(
         order_groups(tree, listed),
         &found,
         &env_names,
-        &extensions,
+        TreeNames {
+            extensions: &extensions,
+            path_stems: &path_stems,
+        },
         &excluded,
         opts.seed,
         &mut tokens,
@@ -812,6 +831,7 @@ pub fn build_with_env(
         local_runs: found.local_runs,
         local_words: found.local_words,
         extensions,
+        path_stems,
         env_fingerprint: env.fingerprint.clone(),
         python: opts.python.to_string_lossy().into_owned(),
         freeze: opts.freeze.clone(),
@@ -849,7 +869,7 @@ fn keep_sibling_order(
     groups: Vec<Vec<String>>,
     found: &policy::Findings,
     env_names: &BTreeSet<String>,
-    extensions: &BTreeSet<String>,
+    tree: TreeNames,
     excluded: &BTreeSet<String>,
     seed: u64,
     tokens: &mut BTreeMap<String, String>,
@@ -861,7 +881,7 @@ fn keep_sibling_order(
         env_names,
         &found.local_runs,
         &text_names(found),
-        extensions,
+        tree,
     ) else {
         return;
     };
@@ -875,6 +895,23 @@ fn keep_sibling_order(
         }
     }
     tracing::info!(?repair, "directory order kept");
+}
+
+/// The stems of the tree's names (before the first dot that is not the first byte, as
+/// `Renamer::swap_name` splits them) that join two or more words with `_`.
+fn tree_path_stems(tree: &Tree) -> BTreeSet<String> {
+    tree.files
+        .iter()
+        .map(|f| &f.rel)
+        .chain(tree.dirs.iter())
+        .filter_map(|p| p.file_name().and_then(|n| n.to_str()))
+        .map(|n| {
+            let end = n.char_indices().skip(1).find(|&(_, c)| c == '.');
+            &n[..end.map_or(n.len(), |(i, _)| i)]
+        })
+        .filter(|stem| stem.trim_matches('_').contains('_'))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The extensions of every name in the tree, as `Renamer::swap_name` keeps them: the parts

@@ -36,6 +36,8 @@ const PAIRS: &[(&str, &str)] = &[
 ///
 /// `http-response` is data kept as a whole literal (`FreezeReason::Data`) while the code name
 /// `http_response` swaps; `set_user` is frozen, so the header `Set-User` stays whole.
+/// `get_http` is a frozen name that the code name `http_response` overruns in the file name
+/// `get_http_response` ([`PATH_STEMS`]).
 const FROZEN: &[&str] = &[
     "get",
     "setUp",
@@ -43,7 +45,11 @@ const FROZEN: &[&str] = &[
     "CableReply",
     "http-response",
     "set_user",
+    "get_http",
 ];
+
+/// Stems of compound file names in the tree (`Renamer::with_path_stems`).
+const PATH_STEMS: &[&str] = &["get_http_response"];
 
 /// Code runs: originals (`query`, `user`) and images (`LedgerSuite` is the image of `QuerySet`);
 /// `user_get` is a code name of two words holding a frozen one, so strings joining it with
@@ -73,6 +79,7 @@ fn renamer() -> Renamer {
     )
     .expect("test pairs are disjoint")
     .with_fragments(FRAGMENTS.iter().copied())
+    .with_path_stems(PATH_STEMS.iter().copied())
 }
 
 /// The token map of [`PAIRS`], both directions.
@@ -206,6 +213,11 @@ const TEXT_FRAGS: &[&str] = &[
     "Query user:",
     ">Ledger otter<",
     ">Http reply:",
+    // A file's name holding a code name past a frozen one (`Renamer::swap_compound_of_names`).
+    "get_http_response",
+    "get_cable_reply",
+    "'get_http_response.txt'",
+    "get_http_reply",
 ];
 
 /// Byte fragments: the text fragments plus NUL and an invalid UTF-8 byte.

@@ -42,6 +42,10 @@ pub struct Renamer {
     /// Tokens frozen because strings join names from them (`"prec_"`, `"renderer_" + name`):
     /// a compound that starts or ends with one is a name built at run time.
     fragments: HashSet<Box<str>>,
+    /// Stems of the tree's file and directory names that join words with `_`
+    /// (`normal_escape_snob` of `normal_escape_snob.html`): a compound naming a file is read
+    /// for the code names it carries (`swap_compound_of_names`).
+    path_stems: HashSet<Box<str>>,
 }
 
 /// How a file's contents are read.
@@ -105,6 +109,7 @@ impl Renamer {
             extensions: HashSet::new(),
             code_affixes,
             fragments: HashSet::new(),
+            path_stems: HashSet::new(),
         })
     }
 
@@ -123,6 +128,21 @@ impl Renamer {
     pub fn with_fragments<'a>(mut self, fragments: impl IntoIterator<Item = &'a str>) -> Self {
         self.fragments = fragments.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// The same map, knowing the stems of the tree's compound file names.
+    pub fn with_path_stems<'a>(mut self, stems: impl IntoIterator<Item = &'a str>) -> Self {
+        self.path_stems = stems.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether `run` or its image is the stem of a compound name in the tree.
+    fn names_a_path(&self, run: &str) -> bool {
+        !self.path_stems.is_empty()
+            && (self.path_stems.contains(run)
+                || self
+                    .image(run)
+                    .is_some_and(|y| self.path_stems.contains(y.as_str())))
     }
 
     /// The token-by-token image of a run, or `None` when no token changes.
@@ -287,10 +307,11 @@ impl Renamer {
     /// from. The compound stays whole when any other word of three letters or more is left
     /// (a literal joined at run time with a frozen name: `"TEST_" + arg.upper()` and
     /// `"TEST_ARG"`), and also when nothing shows that names were joined: a name of two or
-    /// more words, either a code name holding a frozen word (`PSet`, whose `Set` is frozen
-    /// on its own) or a frozen name (`PVector`). Without that, a literal of an outside system
-    /// whose words merely are names somewhere (`"sqlite_master"`, SQLite's table, beside a
-    /// code name `sqlite` and a frozen `master`) would change. Spans are found longest first
+    /// more words, a code name (`PSet`; html2text's `escape_snob` in the data file
+    /// `normal_escape_snob.html`, which its tests find by `"escape_snob"`) or a frozen name
+    /// (`PVector`). Without that, a literal of an outside system whose words merely are
+    /// names somewhere (`"sqlite_master"`, SQLite's table, beside a code name `sqlite` of
+    /// one word and a frozen `master`) would change. Spans are found longest first
     /// from the left with tests asked of a span and of its image alike, and pieces are kept
     /// or mapped by a test asked of a piece and of its image alike, so the swap is an
     /// involution.
@@ -314,32 +335,44 @@ impl Renamer {
                 .filter(|p| matches!(p, Piece::Word(..)))
                 .count()
         };
-        let holds_frozen = |i: usize, j: usize| {
-            pieces[i..j].iter().any(|p| match *p {
-                Piece::Word(w, _) => frozen(w) || self.image(w).is_some_and(|y| frozen(&y)),
-                Piece::Other(_) => false,
-            })
+        // The span `i..j` if it spells a code name: it changes as the name does.
+        let code_at = |i: usize, j: usize| {
+            let x = text(i, j);
+            let img = self.image(&x);
+            if names_code(&x) || img.as_deref().is_some_and(names_code) {
+                return Some((j, img.unwrap_or(x), words(i, j) >= 2));
+            }
+            if upper_of_name(&x) || img.as_deref().is_some_and(upper_of_name) {
+                return img.map(|y| (j, y, true));
+            }
+            None
+        };
+        let longest = |i: usize| (i + 1..=(i + SPAN).min(pieces.len())).rev();
+        // The span `i..j` if it is a frozen name of two or more pieces (kept). In the name
+        // of a file, not when a code name starts inside it and ends past it: html2text's
+        // data file `normal_escape_snob` carries the option `escape_snob` (its tests pick
+        // the option by `"escape_snob"` in the file name), and reads as the frozen
+        // `normal_escape` and a stray `snob` only by the accident of reading from the left.
+        // Other data keeps the first reading: a literal of an outside system can hold a
+        // code name across a frozen one (GEOS's `GEOSCoordSeq_getOrdinate` beside Django's
+        // `get_ordinate`) and must stay.
+        let file_name = self.names_a_path(run);
+        let frozen_at = |i: usize, j: usize| {
+            let x = text(i, j);
+            let img = self.image(&x);
+            let kept = j - i >= 2
+                && (self.is_frozen_run(&x)
+                    || img.as_deref().is_some_and(|y| self.is_frozen_run(y)));
+            let overrun =
+                || (i + 1..j).any(|k| longest(k).any(|e| e > j && code_at(k, e).is_some()));
+            (kept && !(file_name && overrun())).then(|| (j, x, words(i, j) >= 2))
         };
         let mut joined = false;
         let mut out = String::with_capacity(run.len() + 8);
         let mut i = 0;
         while i < pieces.len() {
-            // The longest span from here that spells a code name (it changes as the name
-            // does) or a frozen name of two or more pieces (kept).
-            let span = (i + 1..=(i + SPAN).min(pieces.len())).rev().find_map(|j| {
-                let x = text(i, j);
-                let img = self.image(&x);
-                if names_code(&x) || img.as_deref().is_some_and(names_code) {
-                    return Some((j, img.unwrap_or(x), words(i, j) >= 2 && holds_frozen(i, j)));
-                }
-                if upper_of_name(&x) || img.as_deref().is_some_and(upper_of_name) {
-                    return img.map(|y| (j, y, true));
-                }
-                let kept = j - i >= 2
-                    && (self.is_frozen_run(&x)
-                        || img.as_deref().is_some_and(|y| self.is_frozen_run(y)));
-                kept.then(|| (j, x, words(i, j) >= 2))
-            });
+            // The longest span from here that spells a code name or a frozen name.
+            let span = longest(i).find_map(|j| code_at(i, j).or_else(|| frozen_at(i, j)));
             if let Some((j, s, evidence)) = span {
                 joined |= evidence;
                 out.push_str(&s);
@@ -1150,21 +1183,44 @@ dew = 1
                 ("int", "fry"),
                 ("vector", "ladle"),
                 ("sqlite", "gravel"),
+                ("escape", "flashy"),
+                ("snob", "mint"),
             ],
-            ["set", "arg", "int", "PVector", "master"],
-            ["Something", "PSet", "user", "sqlite"],
+            [
+                "set",
+                "arg",
+                "int",
+                "PVector",
+                "master",
+                "normal",
+                "normal_escape",
+            ],
+            ["Something", "PSet", "user", "sqlite", "escape_snob"],
         )
-        .unwrap();
+        .unwrap()
+        .with_path_stems(["normal_escape_snob"]);
         // `PVector` is a frozen name as a whole (its `Vector` alone is not): it stays.
         // "sqlite_master" is a code name `sqlite` and a frozen `master`, and nothing shows
         // they were joined: it stays.
+        // "normal_escape_snob", a file's name, joins a frozen `normal` to a code name of two
+        // words: it follows the name, though it also starts with the frozen name
+        // `normal_escape`. As data that names no file, the frozen name read first keeps it.
         let orig = "a = ['SomethingPSet', 'SomethingIntPSet', 'SomethingIntPVector', \
-                    'WidgetSet', 'TEST_ARG_USER', 'sqlite_master']\n";
+                    'WidgetSet', 'TEST_ARG_USER', 'sqlite_master', 'normal_escape_snob']\n";
         let view = "a = ['PressurePSet', 'PressureIntPSet', 'PressureIntPVector', \
-                    'WidgetSet', 'TEST_ARG_USER', 'sqlite_master']\n";
+                    'WidgetSet', 'TEST_ARG_USER', 'sqlite_master', 'normal_flashy_mint']\n";
         assert_eq!(swap_py(&r, orig), view);
         assert_eq!(swap_py(&r, view), orig, "both directions agree");
         assert_eq!(r.swap_run("sqlite_master", Class::String), None);
+        assert_eq!(
+            r.swap_name(b"normal_flashy_mint.html").as_ref(),
+            b"normal_escape_snob.html"
+        );
+        let not_a_file = r.clone().with_path_stems(["other"]);
+        assert_eq!(
+            not_a_file.swap_run("normal_escape_snob", Class::String),
+            None
+        );
         assert_eq!(
             r.swap_run("SomethingIntPSet", Class::String).as_deref(),
             Some("PressureIntPSet")
