@@ -476,6 +476,11 @@ impl Renamer {
 
     /// [`Renamer::swap_run`] for a run with no inner double underscore.
     fn swap_segment(&self, run: &str, class: Class) -> Option<String> {
+        // Data and code alike: Django's test client passes `HTTP_ACCEPT_LANGUAGE="fr"` as a
+        // keyword that becomes an environ key.
+        if is_cgi_header_key(run) {
+            return None;
+        }
         let img = self.image(run)?;
         if self.is_frozen_run(run) || self.is_frozen_run(&img) {
             return None;
@@ -943,6 +948,17 @@ pub fn segments(run: &str) -> Option<Vec<&str>> {
 /// ends like one (`dunder_default__`): code makes such names from a dunder by stripping its
 /// leading underscores (attrs names `__init__` keywords that way), and the dunder stays.
 /// Asked of a run and of its image alike, since the swap keeps underscores where they are.
+/// Whether a run is the CGI and WSGI name of a request header (`HTTP_IF_MODIFIED_SINCE`
+/// for `If-Modified-Since`, PEP 3333): servers build it from the header the client sends, so
+/// it is the header's, not the name of the attribute that reads it (webob's
+/// `if_modified_since` reads `environ["HTTP_IF_MODIFIED_SINCE"]`). It stays. `http` is a
+/// word of the standard library, never a view word, so no run's image starts this way and
+/// the rule is its own inverse.
+fn is_cgi_header_key(run: &str) -> bool {
+    run.strip_prefix("HTTP_")
+        .is_some_and(|rest| !rest.is_empty() && !rest.bytes().any(|b| b.is_ascii_lowercase()))
+}
+
 pub fn is_dunder(run: &str) -> bool {
     run.len() > 2 && run.ends_with("__")
 }
@@ -1149,6 +1165,27 @@ dew = 1
             ),
             "x = ['ledger-otter', '--ledger-otter', 'user-get', 'query-other']\n"
         );
+    }
+
+    #[test]
+    fn cgi_header_keys_stay_in_code_and_data() {
+        // webob's `if_modified_since` reads `environ["HTTP_IF_MODIFIED_SINCE"]`, which the
+        // server builds from the header `If-Modified-Since`; Django's test client takes the
+        // key as a keyword. The attribute is renamed, the key is the header's.
+        let r = Renamer::new(
+            [("modified", "doubling"), ("since", "fence")],
+            [],
+            ["if_modified_since"],
+        )
+        .unwrap();
+        let orig =
+            "x = req.if_modified_since or env['HTTP_IF_MODIFIED_SINCE'] or 'IF_MODIFIED_SINCE'\n\
+                    get('/', HTTP_IF_MODIFIED_SINCE=now)\n";
+        let view =
+            "x = req.if_doubling_fence or env['HTTP_IF_MODIFIED_SINCE'] or 'IF_DOUBLING_FENCE'\n\
+                    get('/', HTTP_IF_MODIFIED_SINCE=now)\n";
+        assert_eq!(swap_py(&r, orig), view);
+        assert_eq!(swap_py(&r, view), orig);
     }
 
     #[test]
