@@ -334,6 +334,41 @@ class Parser:
     assert!(f.owned_runs.contains("_handle_FREQ"));
 }
 
+/// A class named at run time from capitalised data with an index follows the data when
+/// strings swap it as an indexed code name: jsonschema names its validators
+/// `f"{version.title()}Validator"` from `version="draft7"`, and `draft` is a code name, so
+/// the view's `"droop7"` makes `Droop7Validator`, and the binding must be that name too.
+#[test]
+fn a_class_named_from_capitalised_indexed_data_follows_it() {
+    let src: &[u8] = br#"
+def create(version=None, draft=None):
+    class Validator:
+        pass
+    safe = version.title()
+    Validator.__name__ = f"{safe}Validator"
+    return Validator
+
+Draft7Validator = create(version="draft7", draft=True)
+"#;
+    let defined = set(&[
+        "create",
+        "version",
+        "draft",
+        "Validator",
+        "safe",
+        "Draft7Validator",
+    ]);
+    let env = set(&["title"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert!(
+        !f.frozen_runs.contains_key("Draft7Validator"),
+        "{:?}",
+        f.frozen_runs.get("Draft7Validator")
+    );
+    assert!(f.owned_runs.contains("Draft7Validator"));
+}
+
 /// The same family member stays when the lower case of its run-time part is frozen
 /// (dateutil's `_handle_INTERVAL`, whose data ends as the outside keyword `interval=`):
 /// strings keep `"INTERVAL"`, so the name built from it must keep it too.

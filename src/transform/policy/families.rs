@@ -646,7 +646,7 @@ pub(super) fn built_from_data(
 ) -> bool {
     dynamic_rests(run, fragment_index).into_iter().any(|rest| {
         freeze_reason(rest, input, f).is_some()
-            || (tokens::word_count(rest) < 2 && !swapped_in_strings(rest, input, f))
+            || (tokens::word_count(rest) < 2 && !swapped_in_data(rest, input, f))
             // A compound that strings keep whole (a piece of it is frozen on its own and it
             // is no start or end of a code name), when the repository holds it as data: that
             // is where the run-time part comes from.
@@ -655,6 +655,20 @@ pub(super) fn built_from_data(
             || (kept_in_strings(rest, input, f)
                 && (all_runs.contains(rest) || hyphen_data.contains(rest)))
     })
+}
+
+/// Whether the data a single-word run-time part comes from is swapped by the renamer: the
+/// part as written, or in lower case, which a program capitalises into a class name
+/// (jsonschema names each validator class `f"{version.title()}Validator"` from
+/// `version="draft7"`); a word with an index is swapped as its stem (`draft7` with the code
+/// name `draft`: `Renamer::is_code_ident`).
+fn swapped_in_data(rest: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
+    let renamed = |w: &str| f.code_runs.contains(w) && freeze_reason(w, input, f).is_none();
+    let lower = rest.to_ascii_lowercase();
+    let stem = lower.trim_end_matches(|c: char| c.is_ascii_digit());
+    swapped_in_strings(rest, input, f)
+        || renamed(&lower)
+        || (stem.len() < lower.len() && !stem.is_empty() && renamed(stem))
 }
 
 /// Whether strings swap a single word as the renamer does: a run the code uses, or its
