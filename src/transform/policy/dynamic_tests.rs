@@ -369,6 +369,42 @@ Draft7Validator = create(version="draft7", draft=True)
     assert!(f.owned_runs.contains("Draft7Validator"));
 }
 
+/// Names that code turns into one another with `.replace` on an affix stay together:
+/// platformdirs's tests look up `name.replace("_dir", "_path")` for each of its functions,
+/// and `user_log_dir` is an outside name (the copy vendored in pip defines it), so
+/// `user_log_path` must keep its words too. A name with no frozen twin is renamed.
+#[test]
+fn names_turned_into_each_other_by_replace_stay_together() {
+    let src: &[u8] = br#"
+def user_log_dir(): pass
+def user_log_path(): pass
+def user_cake_dir(): pass
+def user_cake_path(): pass
+def check(mod, name):
+    return getattr(mod, name.replace("_dir", "_path"))
+"#;
+    let defined = set(&[
+        "user_log_dir",
+        "user_log_path",
+        "user_cake_dir",
+        "user_cake_path",
+        "check",
+        "mod",
+        "name",
+    ]);
+    let env = set(&["getattr", "replace", "user_log_dir"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("user_log_path"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+    assert!(f.owned_runs.contains("user_cake_path"));
+    assert!(f.owned_runs.contains("user_cake_dir"));
+}
+
 /// The same family member stays when the lower case of its run-time part is frozen
 /// (dateutil's `_handle_INTERVAL`, whose data ends as the outside keyword `interval=`):
 /// strings keep `"INTERVAL"`, so the name built from it must keep it too.

@@ -657,6 +657,64 @@ pub(super) fn built_from_data(
     })
 }
 
+/// The name affixes a file's code exchanges with `.replace` (`("_dir", "_path")` of
+/// platformdirs's `name.replace("_dir", "_path")`): two string literals of letters, digits
+/// and `_`, each with `_` at one end and at least one letter, on the same side in both.
+/// Names that code turns into one another this way are tied (`replaced_twin_of_frozen`).
+pub(super) fn replace_pairs(src: &[u8]) -> Vec<(String, String)> {
+    static RE: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r#"\.replace\(\s*(?:'([A-Za-z0-9_]+)'|"([A-Za-z0-9_]+)")\s*,\s*(?:'([A-Za-z0-9_]+)'|"([A-Za-z0-9_]+)")\s*\)"#,
+        )
+        .expect("a valid pattern")
+    });
+    if !src.windows(9).any(|w| w == b".replace(") {
+        return Vec::new();
+    }
+    let affix = |x: &str| {
+        x.bytes().any(|b| b.is_ascii_alphabetic()) && (x.starts_with('_') ^ x.ends_with('_'))
+    };
+    RE.captures_iter(src)
+        .filter_map(|c| {
+            let text = |i: usize, j: usize| {
+                c.get(i)
+                    .or_else(|| c.get(j))
+                    .and_then(|m| std::str::from_utf8(m.as_bytes()).ok())
+            };
+            let (a, b) = (text(1, 2)?, text(3, 4)?);
+            (affix(a) && affix(b) && a.starts_with('_') == b.starts_with('_') && a != b)
+                .then(|| (a.to_string(), b.to_string()))
+        })
+        .collect()
+}
+
+/// Whether `run` ends (or starts) with one affix of a `.replace` pair and its twin with the
+/// other affix is frozen: the program builds one name from the other (platformdirs's
+/// `site_config_path` from `site_config_dir`, an outside name), so they stay together.
+pub(super) fn replaced_twin_of_frozen(
+    run: &str,
+    pairs: &[(String, String)],
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> bool {
+    pairs.iter().any(|(a, b)| {
+        [(a, b), (b, a)].into_iter().any(|(x, y)| {
+            let twin = if x.starts_with('_') {
+                run.strip_suffix(x.as_str())
+                    .filter(|stem| !stem.is_empty())
+                    .map(|stem| format!("{stem}{y}"))
+            } else {
+                run.strip_prefix(x.as_str())
+                    .filter(|rest| !rest.is_empty())
+                    .map(|rest| format!("{y}{rest}"))
+            };
+            twin.is_some_and(|t| {
+                freeze_reason(&t, input, f).is_some_and(|r| r != FreezeReason::Short)
+            })
+        })
+    })
+}
+
 /// Whether the data a single-word run-time part comes from is swapped by the renamer: the
 /// part as written, or in lower case, which a program capitalises into a class name
 /// (jsonschema names each validator class `f"{version.title()}Validator"` from

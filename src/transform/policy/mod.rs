@@ -973,6 +973,13 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // data): repeat until no owned member is built from a frozen part.
     // A class and the family member named after its lower case (sqlparse dispatches on
     // `"_process_" + type(x).__name__.lower()` to `_process_where` for `Where`) stay together.
+    let replace_pairs: Vec<(String, String)> = input
+        .python
+        .iter()
+        .flat_map(|(_, src)| families::replace_pairs(src))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     loop {
         let names = ClassNames::new(&f, &class_families);
         // In parallel: each run is decided on the findings as they stand, and collected in
@@ -986,6 +993,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                     || other_case_of_frozen(r, &whole_strings, input, &f).is_some()
                     || names.parts_with_frozen(r, &class_families)
                     || private_twin_of_frozen(r, &whole_strings, input.fields, &f)
+                    || replaced_twin_of_frozen(r, &replace_pairs, input, &f)
             })
             .cloned()
             .collect();
