@@ -225,3 +225,27 @@ def no_lambda_node():
     let f = analyze(&one_file(uncut.as_bytes(), &env, &defined));
     assert_eq!(f.frozen_runs.get("no_ifexp"), None);
 }
+
+/// webob's request reads the header `if-none-match` as `environ["HTTP_IF_NONE_MATCH"]`, a
+/// key the view keeps (`rename::is_cgi_header_key`), while the attribute `if_none_match` is
+/// renamed: the hyphenated header name stays with its key, as written. A hyphenated literal
+/// whose key the code does not hold is left to the renamer.
+#[test]
+fn header_names_stay_with_their_cgi_keys() {
+    let src: &[u8] = br#"
+class Request:
+    if_none_match = environ_getter("HTTP_IF_NONE_MATCH")
+    if_range = environ_getter("HTTP_IF_RANGE")
+
+def test_etag():
+    req = Request.blank("/", headers={"if-none-match": "x", "If-None-Match": "y"})
+    return req.if_none_match, "if-range-x"
+"#;
+    let defined = set(&["Request", "if_none_match", "if_range", "test_etag", "req"]);
+    let f = analyze(&one_file(src, &set(&["environ_getter", "blank"]), &defined));
+    for kept in ["if-none-match", "If-None-Match"] {
+        assert_eq!(f.frozen_runs.get(kept), Some(&FreezeReason::Data), "{kept}");
+    }
+    assert!(!f.frozen_runs.contains_key("if-range-x"));
+    assert!(f.owned_runs.contains("if_none_match"));
+}

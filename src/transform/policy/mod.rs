@@ -713,6 +713,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .flat_map_iter(|(_, b)| hyphen_words(b))
         .collect();
     freeze_lower_case_of_capitalised_data(&hyphenated, &code_runs, &mut f);
+    freeze_header_names_of_cgi_keys(&hyphenated, &input.python, &mut f);
     all_runs.extend(text_runs.iter().copied());
     if input.release_locals {
         exposed.extend(text_runs.iter().copied());
@@ -1592,6 +1593,41 @@ fn freeze_lower_case_of_capitalised_data(
         let underscore = lower.replace('-', "_");
         if code.contains(underscore.as_str()) && owned_tokens(&underscore).next().is_some() {
             f.frozen_runs.entry(lower).or_insert(FreezeReason::Data);
+        }
+    }
+}
+
+/// A hyphenated header name (`"if-none-match"`, `"If-None-Match"`) whose CGI and WSGI key the
+/// code holds (`HTTP_IF_NONE_MATCH`, which the view never renames: `rename::is_cgi_header_key`)
+/// stays as written, as a whole literal: a request's header mapping turns the name into that
+/// key (webob's `req.headers['if-none-match']` reads `environ['HTTP_IF_NONE_MATCH']`), so the
+/// name must stay with it, though its underscore form is a renamed attribute
+/// (`if_none_match`).
+fn freeze_header_names_of_cgi_keys(
+    hyphenated: &HashSet<&str>,
+    python: &[(&str, &[u8])],
+    f: &mut Findings,
+) {
+    static KEY: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+        regex::bytes::Regex::new(r"(?-u:\b)HTTP_([A-Z0-9]+(?:_[A-Z0-9]+)*)(?-u:\b)")
+            .expect("a valid pattern")
+    });
+    let keys: HashSet<String> = python
+        .par_iter()
+        .flat_map_iter(|(_, src)| {
+            KEY.captures_iter(src)
+                .filter_map(|c| std::str::from_utf8(&c[1]).ok().map(str::to_ascii_lowercase))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if keys.is_empty() {
+        return;
+    }
+    for w in hyphenated {
+        if keys.contains(&w.to_ascii_lowercase().replace('-', "_")) {
+            f.frozen_runs
+                .entry(w.to_string())
+                .or_insert(FreezeReason::Data);
         }
     }
 }
