@@ -836,6 +836,12 @@ fn python_fixed_cases() {
             "'''HTTPResponse\n''' __query__ query_user",
             "'''CABLEReply\n''' __query__ query_user",
         ),
+        // A CGI key stays (`rename::is_cgi_header_key`), and so does a run whose image is
+        // one, where `http` is a token: both directions agree.
+        (
+            "e = env['HTTP_LEDGER'], CABLE_LEDGER, QUERY_LEDGER",
+            "e = env['HTTP_LEDGER'], CABLE_LEDGER, LEDGER_QUERY",
+        ),
     ] {
         assert_eq!(
             swap_content(&r, "m.py", orig.as_bytes()),

@@ -477,11 +477,14 @@ impl Renamer {
     /// [`Renamer::swap_run`] for a run with no inner double underscore.
     fn swap_segment(&self, run: &str, class: Class) -> Option<String> {
         // Data and code alike: Django's test client passes `HTTP_ACCEPT_LANGUAGE="fr"` as a
-        // keyword that becomes an environ key.
-        if is_cgi_header_key(run) {
+        // keyword that becomes an environ key. Asked of the run and of its image, so that a
+        // map in which `http` is a token (never so for a real bundle, where it is a word of
+        // the standard library) still swaps as an involution.
+        let img = self.image(run);
+        if is_cgi_header_key(run) || img.as_deref().is_some_and(is_cgi_header_key) {
             return None;
         }
-        let img = self.image(run)?;
+        let img = img?;
         if self.is_frozen_run(run) || self.is_frozen_run(&img) {
             return None;
         }
@@ -951,9 +954,8 @@ pub fn segments(run: &str) -> Option<Vec<&str>> {
 /// Whether a run is the CGI and WSGI name of a request header (`HTTP_IF_MODIFIED_SINCE`
 /// for `If-Modified-Since`, PEP 3333): servers build it from the header the client sends, so
 /// it is the header's, not the name of the attribute that reads it (webob's
-/// `if_modified_since` reads `environ["HTTP_IF_MODIFIED_SINCE"]`). It stays. `http` is a
-/// word of the standard library, never a view word, so no run's image starts this way and
-/// the rule is its own inverse.
+/// `if_modified_since` reads `environ["HTTP_IF_MODIFIED_SINCE"]`). It stays, and so does a
+/// run whose image is one (`Renamer::swap_segment`).
 fn is_cgi_header_key(run: &str) -> bool {
     run.strip_prefix("HTTP_")
         .is_some_and(|rest| !rest.is_empty() && !rest.bytes().any(|b| b.is_ascii_lowercase()))
