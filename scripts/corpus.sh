@@ -89,7 +89,7 @@ PROJECTS=(
     "work|tomlkit|0.13.2|pytest|.|tomlkit|tests|$PYTEST pyyaml==6.0.2|"
     "work|babel|2.16.0|pytest|.|babel|tests|$PYTEST freezegun==1.5.1 pytz==2024.2|"
     "work|markupsafe|2.1.5|pytest|src|markupsafe|tests|$PYTEST|"
-    "work|django|4.2.16|django|.|django|tests/runtests.py basic lookup many_to_one model_forms utils_tests|asgiref==3.8.1 sqlparse==0.5.1|"
+    "work|django|4.2.16|django|.|django|tests/runtests.py basic lookup many_to_one model_forms utils_tests i18n view_tests middleware test_client requests_tests handlers csrf_tests cache conditional_processing syndication_tests sessions_tests generic_views messages_tests|asgiref==3.8.1 sqlparse==0.5.1|"
     "work|sympy|1.13.2|pytest|.|sympy|sympy/core/tests/test_basic.py sympy/logic/tests/test_boolalg.py sympy/sets/tests/test_sets.py sympy/utilities/tests/test_iterables.py|$PYTEST mpmath==1.3.0 hypothesis==6.112.1|"
     "work|six|1.16.0|pytest|.|six|test_six.py|$PYTEST|"
     "work|pyparsing|3.1.4|pytest|.|pyparsing|tests|$PYTEST|"
