@@ -905,10 +905,7 @@ fn tree_path_stems(tree: &Tree) -> BTreeSet<String> {
         .map(|f| &f.rel)
         .chain(tree.dirs.iter())
         .filter_map(|p| p.file_name().and_then(|n| n.to_str()))
-        .map(|n| {
-            let end = n.char_indices().skip(1).find(|&(_, c)| c == '.');
-            &n[..end.map_or(n.len(), |(i, _)| i)]
-        })
+        .map(|n| &n[..crate::transform::rename::stem_len(n.as_bytes())])
         .filter(|stem| stem.trim_matches('_').contains('_'))
         .map(str::to_string)
         .collect()

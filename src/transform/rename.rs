@@ -626,12 +626,7 @@ impl Renamer {
     /// Swap one path component: runs before the extension use the string rule (so a file name
     /// and a string naming it agree); the extension and names of non-UTF-8 bytes are kept.
     pub fn swap_name<'a>(&self, name: &'a [u8]) -> Cow<'a, [u8]> {
-        // The extension starts at the first dot that is not the first byte.
-        let stem_end = name
-            .iter()
-            .skip(1)
-            .position(|&b| b == b'.')
-            .map_or(name.len(), |p| p + 1);
+        let stem_end = stem_len(name);
         let stem = &name[..stem_end];
         match self.apply(stem, &lexer::text_runs(stem)) {
             Cow::Borrowed(_) => Cow::Borrowed(name),
@@ -951,12 +946,21 @@ pub fn segments(run: &str) -> Option<Vec<&str>> {
 /// ends like one (`dunder_default__`): code makes such names from a dunder by stripping its
 /// leading underscores (attrs names `__init__` keywords that way), and the dunder stays.
 /// Asked of a run and of its image alike, since the swap keeps underscores where they are.
+/// The length of a file name's stem: the extension starts at the first dot that is not the
+/// first byte (`swap_name` keeps what follows).
+pub(crate) fn stem_len(name: &[u8]) -> usize {
+    name.iter()
+        .skip(1)
+        .position(|&b| b == b'.')
+        .map_or(name.len(), |p| p + 1)
+}
+
 /// Whether a run is the CGI and WSGI name of a request header (`HTTP_IF_MODIFIED_SINCE`
 /// for `If-Modified-Since`, PEP 3333): servers build it from the header the client sends, so
 /// it is the header's, not the name of the attribute that reads it (webob's
 /// `if_modified_since` reads `environ["HTTP_IF_MODIFIED_SINCE"]`). It stays, and so does a
 /// run whose image is one (`Renamer::swap_segment`).
-fn is_cgi_header_key(run: &str) -> bool {
+pub(crate) fn is_cgi_header_key(run: &str) -> bool {
     run.strip_prefix("HTTP_")
         .is_some_and(|rest| !rest.is_empty() && !rest.bytes().any(|b| b.is_ascii_lowercase()))
 }

@@ -713,7 +713,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .flat_map_iter(|(_, b)| hyphen_words(b))
         .collect();
     freeze_lower_case_of_capitalised_data(&hyphenated, &code_runs, &mut f);
-    freeze_header_names_of_cgi_keys(&hyphenated, &input.python, &mut f);
+    freeze_header_names_of_cgi_keys(&hyphenated, &all_runs, &mut f);
     all_runs.extend(text_runs.iter().copied());
     if input.release_locals {
         exposed.extend(text_runs.iter().copied());
@@ -1605,20 +1605,13 @@ fn freeze_lower_case_of_capitalised_data(
 /// (`if_none_match`).
 fn freeze_header_names_of_cgi_keys(
     hyphenated: &HashSet<&str>,
-    python: &[(&str, &[u8])],
+    python_runs: &HashSet<&str>,
     f: &mut Findings,
 ) {
-    static KEY: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
-        regex::bytes::Regex::new(r"(?-u:\b)HTTP_([A-Z0-9]+(?:_[A-Z0-9]+)*)(?-u:\b)")
-            .expect("a valid pattern")
-    });
-    let keys: HashSet<String> = python
-        .par_iter()
-        .flat_map_iter(|(_, src)| {
-            KEY.captures_iter(src)
-                .filter_map(|c| std::str::from_utf8(&c[1]).ok().map(str::to_ascii_lowercase))
-                .collect::<Vec<_>>()
-        })
+    let keys: HashSet<String> = python_runs
+        .iter()
+        .filter(|r| super::rename::is_cgi_header_key(r))
+        .map(|r| r["HTTP_".len()..].to_ascii_lowercase())
         .collect();
     if keys.is_empty() {
         return;
