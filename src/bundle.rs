@@ -393,13 +393,6 @@ pub struct EnvScan {
     /// `reaching` in the scan script).
     #[serde(default)]
     pub compared_reach: BTreeMap<String, Vec<String>>,
-    /// For each group, the names its code only defines or uses on its own modules and
-    /// `self` (see `defined_only` in the scan script and [`loose_outside_names`]).
-    #[serde(default)]
-    pub defined_only: BTreeMap<String, Vec<String>>,
-    /// For each name of `defined_only`, in how many source files of each group it occurs.
-    #[serde(default)]
-    pub name_files: BTreeMap<String, BTreeMap<String, u32>>,
     /// Which environment this is (see [`env_fingerprint`]); not part of the cached scan.
     #[serde(skip)]
     pub fingerprint: String,
@@ -683,10 +676,10 @@ pub fn build_with_env(
             FileKind::Binary => binary.push(f.content.as_slice()),
         }
     }
-    let (mut all_env_names, loose) = reachable_env(env, &python, &own, &tmods, &env_modules);
+    let mut env_names = reachable_env_names(env, &python, &own, &tmods, &env_modules);
     // Module names the environment provides stay too: code names them in strings
     // (`importorskip("tomllib")`, `import_module("json")`).
-    all_env_names.extend(env_modules.iter().filter(|m| !own.contains(*m)).cloned());
+    env_names.extend(env_modules.iter().filter(|m| !own.contains(*m)).cloned());
     let mut names: Vec<&str> = Vec::new();
     for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
         if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
@@ -701,19 +694,6 @@ pub fn build_with_env(
         fields,
     } = input_defined(&python, progress);
     tracing::info!(elapsed = ?t.elapsed(), "definitions parsed");
-    // Outside names outside code only defines, which the repository defines too and does
-    // not use on outside code, are the repository's to rename (`loose_outside_names`).
-    let t = std::time::Instant::now();
-    let used_outside = policy::outside_uses(&python, &|top: &str| {
-        !own.contains(top) && (env_modules.contains(top) || !tmods.contains(top))
-    });
-    let released: BTreeSet<String> = loose
-        .iter()
-        .filter(|n| defined.contains(*n) && !used_outside.contains(*n) && !env_modules.contains(*n))
-        .cloned()
-        .collect();
-    let env_names: BTreeSet<String> = all_env_names.difference(&released).cloned().collect();
-    tracing::info!(elapsed = ?t.elapsed(), released = released.len(), "outside uses found");
     progress.phase("choosing names", 0);
     // A program's name is data outside code looks up, like a Unicode word: a string that
     // spells one whole stays (pycparser runs `'cpp'`). The repository's own commands (an
@@ -768,7 +748,7 @@ pub fn build_with_env(
     // `[Atlantic/Cape_Verde]` came back as `Date_Verde`), and in a new name an agent writes
     // with it.
     let mut excluded = found.seen_tokens.clone();
-    for n in &all_env_names {
+    for n in &env_names {
         for p in crate::transform::tokens::split(n) {
             if let crate::transform::tokens::Piece::Word(w, _) = p {
                 if w.bytes().all(|b| b.is_ascii_alphabetic()) {
@@ -960,7 +940,6 @@ fn tree_extensions(tree: &Tree) -> BTreeSet<String> {
 /// Groups the repository never reaches cannot call its code, so their other names need not be
 /// frozen (a large environment would otherwise freeze most English words); a reverse
 /// dependency contributes only the names it uses on the repository for the same reason.
-#[cfg(test)]
 fn reachable_env_names(
     env: &EnvScan,
     python: &[(&str, &[u8])],
@@ -968,18 +947,6 @@ fn reachable_env_names(
     tree_modules: &BTreeSet<String>,
     env_modules: &BTreeSet<String>,
 ) -> BTreeSet<String> {
-    reachable_env(env, python, own, tree_modules, env_modules).0
-}
-
-/// `reachable_env_names`, with the reachable names the repository may rename where it
-/// defines them (`loose_outside_names`).
-fn reachable_env(
-    env: &EnvScan,
-    python: &[(&str, &[u8])],
-    own: &BTreeSet<String>,
-    tree_modules: &BTreeSet<String>,
-    env_modules: &BTreeSet<String>,
-) -> (BTreeSet<String>, BTreeSet<String>) {
     let imports: Vec<Vec<policy::Import>> = python
         .par_iter()
         .map(|(_, src)| policy::imports(src))
@@ -1015,87 +982,21 @@ fn reachable_env(
             names.extend(list.iter().cloned());
         }
     }
-    // Names that are more than definitions: what reverse dependencies use on the
-    // repository, and module path components.
-    let mut held = BTreeSet::new();
     for g in &reverse {
         if let Some(per) = env.uses.get(*g) {
             for m in own {
-                held.extend(per.get(m).into_iter().flatten().cloned());
+                names.extend(per.get(m).into_iter().flatten().cloned());
             }
         }
     }
     for (group, paths) in &env.module_paths {
         if group.is_empty() || reach.contains(group) {
             for p in paths {
-                held.extend(p.split('.').map(str::to_string));
+                names.extend(p.split('.').map(str::to_string));
             }
         }
     }
-    let loose = loose_outside_names(env, &reach, &held, own);
-    names.extend(held);
-    (names, loose)
-}
-
-/// The most files of the environment a name may occur in and still be renamed under the
-/// rule "outside names outside code only defines" (`loose_outside_names`). Chosen on the
-/// law-5 corpus (docs/design-notes.md, "Outside names outside code only defines").
-pub const LOOSE_OUTSIDE_MAX_FILES: u32 = 3;
-
-/// Outside names the repository may rename where it defines them (unless it uses them on
-/// outside code, `policy::outside_uses`): every reached group that holds the name (the
-/// stdlib's included) only defines it or uses it on its own modules and `self`
-/// (`EnvScan::defined_only`: no outside code reads it from an object it is given, passes
-/// it as a keyword to a callable it is given, or matches data by it), it occurs in at most
-/// [`LOOSE_OUTSIDE_MAX_FILES`] source files of the environment outside the repository's own
-/// vendored copies (new code is unlikely to
-/// write it for an outside API), and it is no module path component and nothing a reverse
-/// dependency uses on the repository (`held`).
-fn loose_outside_names(
-    env: &EnvScan,
-    reach: &BTreeSet<String>,
-    held: &BTreeSet<String>,
-    own: &BTreeSet<String>,
-) -> BTreeSet<String> {
-    let counted = |g: &String| g.is_empty() || reach.contains(g);
-    // Files of the whole environment, less the repository's own copies vendored elsewhere.
-    let files = |n: &String| -> u32 {
-        env.name_files.get(n).map_or(u32::MAX, |per| {
-            per.iter()
-                .filter(|(g, _)| !is_copy_of_repository(g, own))
-                .map(|(_, c)| *c)
-                .sum()
-        })
-    };
-    let mut out = BTreeSet::new();
-    for only in env
-        .defined_only
-        .iter()
-        .filter(|(g, _)| counted(g))
-        .map(|(_, o)| o)
-    {
-        for n in only {
-            if out.contains(n) || held.contains(n) || files(n) > LOOSE_OUTSIDE_MAX_FILES {
-                continue;
-            }
-            // Every reached group that has the name must list it as only defined.
-            let everywhere = env
-                .groups
-                .iter()
-                .filter(|(h, _)| counted(h))
-                .all(|(h, names)| {
-                    names.binary_search(n).is_err()
-                        || env
-                            .defined_only
-                            .get(h)
-                            .is_some_and(|o| o.binary_search(n).is_ok())
-                });
-            if everywhere {
-                out.insert(n.clone());
-            }
-        }
-    }
-    out
+    names
 }
 
 /// The top-level modules of the dotted names that string literals of `src` spell whole
@@ -1522,85 +1423,6 @@ mod tests {
             src.as_bytes()
         );
     }
-    /// Outside names outside code only defines (`loose_outside_names`): the repository's
-    /// own `from_file` and `flash` are renamed where only stdlib definitions share them; the
-    /// same kind of name stays when the repository uses it on outside code (`send_file` on
-    /// an outside module), when outside code reads it from objects it is given
-    /// (`get_full_url`, cookiejar's protocol) or when it is common (`render`, in more files
-    /// than the threshold); files of a copy of the repository vendored elsewhere do not
-    /// count (`handle_401`).
-    #[test]
-    fn outside_names_outside_code_only_defines_are_renamed() {
-        let src = "import webkit
-
-class Config:
-    def from_file(self, path):
-        return path
-
-    def get_full_url(self):
-        return ''
-
-    def render(self):
-        return 1
-
-    def handle_401(self):
-        return 2
-
-def flash(msg):
-    return webkit.send_file(msg)
-
-def send_file(x):
-    return x
-";
-        let tree = one_file_tree("pkg/config.py", src);
-        let mut env = made_up_env(
-            &[
-                ("", &["from_file", "flash", "get_full_url", "render"]),
-                ("webkit", &["send_file"]),
-                ("pip._vendor.pkg", &["handle_401"]),
-            ],
-            &[],
-        );
-        let only = |g: &str, n: &[&str]| (g.to_string(), strs(n));
-        env.defined_only = [
-            only("", &["from_file", "flash", "render"]),
-            only("webkit", &["send_file"]),
-            only("pip._vendor.pkg", &["handle_401"]),
-        ]
-        .into_iter()
-        .collect();
-        let files = |per: &[(&str, u32)]| -> BTreeMap<String, u32> {
-            per.iter().map(|(g, c)| (g.to_string(), *c)).collect()
-        };
-        env.name_files = [
-            ("from_file", files(&[("", 2)])),
-            ("flash", files(&[("", 1)])),
-            ("render", files(&[("", LOOSE_OUTSIDE_MAX_FILES + 1)])),
-            ("send_file", files(&[("webkit", 1)])),
-            ("handle_401", files(&[("pip._vendor.pkg", 9)])),
-        ]
-        .into_iter()
-        .map(|(n, per)| (n.to_string(), per))
-        .collect();
-        let b = build_with_env(&tree, &env, &level2(5), &Progress::hidden());
-        let view = b
-            .renamer()
-            .unwrap()
-            .swap_content(b"pkg/config.py", src.as_bytes())
-            .into_owned();
-        let view = String::from_utf8(view).unwrap();
-        assert!(
-            !view.contains("from_file") && !view.contains("flash"),
-            "{view}"
-        );
-        for kept in ["send_file", "get_full_url", "render"] {
-            assert!(view.contains(kept), "{kept} renamed: {view}");
-        }
-        // The vendored copy is not the repository's (the tree's package is `pkg`, the copy's
-        // last part is `pkg`): its files do not count, so `handle_401` is renamed.
-        assert!(!view.contains("handle_401"), "{view}");
-    }
-
     /// No virtual word is an outside name of one word in another case: dateutil's test
     /// string `"BYWEEKDAY"` stayed while the handler `_handle_BYWEEKDAY` changed, because
     /// `byweekday` drew `clipboard` and `CLIPBOARD` is a name outside code defines (a frozen

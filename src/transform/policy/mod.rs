@@ -20,7 +20,6 @@ mod families;
 mod imports;
 mod listed_joins;
 mod options;
-mod outside_uses;
 mod vocab;
 
 use families::*;
@@ -29,7 +28,6 @@ pub use families::{
     FamilyMatch, Fragment, FragmentIndex,
 };
 pub use imports::{imports, imports_in_runs, Import};
-pub use outside_uses::outside_uses;
 pub use vocab::*;
 
 /// Why a run or token is frozen.
