@@ -26,7 +26,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 21
+SCAN_VERSION = 20
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -67,17 +67,8 @@ HYPHENATED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)+")
 
 
 class Collector(ast.NodeVisitor):
-    def __init__(self, names, imports, loads, ep_groups, defined=None, used=None):
+    def __init__(self, names, imports, loads, ep_groups):
         self.names = names
-        # Names met only where the file defines or uses its own API (`define`), and names
-        # met anywhere else (`add`): see `defined_only` in `scan`.
-        self.defined = defined if defined is not None else set()
-        self.used = used if used is not None else set()
-        # The module's own top-level names, and per open function the name of its first
-        # parameter when it is `self` or `cls`: an attribute read on one of these is the
-        # module's own API, not one it reads on objects it is given.
-        self.top = set()
-        self.selves = []
         self.imports = imports
         self.loads = loads
         self.ep_groups = ep_groups
@@ -97,31 +88,17 @@ class Collector(ast.NodeVisitor):
     def add(self, n):
         if n:
             self.names.add(n)
-            self.used.add(n)
-
-    def define(self, n):
-        if n:
-            self.names.add(n)
-            self.defined.add(n)
-
-    def own_root(self, e):
-        """Whether a chain starts from the module's own top-level name or from `self`."""
-        r = root_name(e)
-        return r is not None and (r in self.top or (bool(self.selves) and r == self.selves[-1]))
 
     def visit_FunctionDef(self, node):
-        self.define(node.name)
+        self.add(node.name)
         a = node.args
         for arg in a.posonlyargs + a.args + a.kwonlyargs:
-            self.define(arg.arg)
+            self.add(arg.arg)
         if a.vararg:
-            self.define(a.vararg.arg)
+            self.add(a.vararg.arg)
         if a.kwarg:
-            self.define(a.kwarg.arg)
-        first = (a.posonlyargs + a.args)[:1]
-        self.selves.append(first[0].arg if first and first[0].arg in ("self", "cls") else None)
+            self.add(a.kwarg.arg)
         self.scoped(node)
-        self.selves.pop()
 
     def scoped(self, node):
         self.scopes.append((set(), []))
@@ -145,19 +122,16 @@ class Collector(ast.NodeVisitor):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node):
-        self.define(node.name)
-        for k in node.keywords:
-            self.add(k.arg)
+        self.add(node.name)
         for stmt in node.body:
             for t in targets(stmt):
-                self.define(t)
+                self.add(t)
         self.generic_visit(node)
 
     def visit_Module(self, node):
         for stmt in node.body:
             for t in targets(stmt):
-                self.define(t)
-                self.top.add(t)
+                self.add(t)
             # A module constant holding identifiers (`INNER_NAME = 'next_'`, a list of
             # them) names what the code compares names with: face rejects a middleware whose
             # first parameter is not `next_`.
@@ -168,13 +142,12 @@ class Collector(ast.NodeVisitor):
         self.scoped(node)
 
     def visit_Attribute(self, node):
-        # Attributes outside code reads or writes (obj.read(), self.seconds = ...). On an
-        # object it is given they are a protocol the repository's objects may have to
-        # follow; on its own module's names or on `self` they are its own API.
-        if self.own_root(node.value):
-            self.define(node.attr)
-        else:
-            self.add(node.attr)
+        # Attributes outside code reads or writes (obj.read(), self.seconds = ...).
+        self.add(node.attr)
+        self.generic_visit(node)
+
+    def visit_keyword(self, node):
+        self.add(node.arg)
         self.generic_visit(node)
 
     def visit_Constant(self, node):
@@ -248,13 +221,6 @@ class Collector(ast.NodeVisitor):
 
     def visit_Call(self, node):
         f = node.func
-        # Keywords: to a callable of its own, the module's API; to one it was given (a
-        # callback, a method of an object it was handed), a protocol.
-        for k in node.keywords:
-            if self.own_root(f):
-                self.define(k.arg)
-            else:
-                self.add(k.arg)
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
         # The same lookup spelled as a method (`options.get("log_level")`).
         if isinstance(f, ast.Attribute) and name in MAPPING_LOOKUPS and node.args:
@@ -273,7 +239,7 @@ class Collector(ast.NodeVisitor):
 
     def visit_ImportFrom(self, node):
         for a in node.names:
-            self.define(a.name)
+            self.add(a.name)
         if node.level == 0 and node.module:
             self.imports.add(node.module.split(".")[0])
         base = absolute_module(self.package, node.level, node.module)
@@ -370,11 +336,6 @@ def collect(args):
     uses = {}
     parts = {}
     edges = {}
-    # Per group, the names met in definitions and the names met elsewhere, and per name in
-    # how many of its files it was met (see `defined_only` in `scan`).
-    defined = {}
-    used = {}
-    files_of = {}
     stdlib_names = set(sys.stdlib_module_names)
     for group, f, mp in jobs:
         names = groups.setdefault(group, set())
@@ -387,18 +348,10 @@ def collect(args):
         except (SyntaxError, ValueError, OSError, RecursionError, MemoryError):
             continue
         file_imports = set()
-        file_names = set()
         try:
-            collector = Collector(file_names, file_imports, lds, ep_groups,
-                                  defined.setdefault(group, set()), used.setdefault(group, set()))
+            collector = Collector(names, file_imports, lds, ep_groups)
             collector.package = package_of(mp, f)
-            try:
-                collector.visit(tree)
-            finally:
-                names |= file_names
-                counts = files_of.setdefault(group, {})
-                for n in file_names:
-                    counts[n] = counts.get(n, 0) + 1
+            collector.visit(tree)
             if mp:
                 top = mp.split(".")[0]
                 edges[mp] = {d for d in collector.dotted if d.split(".")[0] == top} - {mp}
@@ -417,7 +370,7 @@ def collect(args):
                 entry[1].update(collector.strings)
         except RecursionError:
             continue
-    return groups, imports, loads, uses, parts, edges, defined, used, files_of
+    return groups, imports, loads, uses, parts, edges
 
 
 def package_of(mp, f):
@@ -904,19 +857,8 @@ def scan():
     module_parts = {}
     module_words = {}
     module_edges = {}
-    group_defined = {}
-    group_used = {"": set(base)}
-    files_of = {}
-    for part, imps, lds, uses, found, edges, defined, used, counts in parts:
+    for part, imps, lds, uses, found, edges in parts:
         module_edges.update(edges)
-        for g, ns in defined.items():
-            group_defined.setdefault(g, set()).update(ns)
-        for g, ns in used.items():
-            group_used.setdefault(g, set()).update(ns)
-        for g, per in counts.items():
-            mine = files_of.setdefault(g, {})
-            for n, c in per.items():
-                mine[n] = mine.get(n, 0) + c
         for m, (ps, ws) in found.items():
             module_parts.setdefault(m, set()).update(ps)
             module_words.setdefault(m, set()).update(ws)
@@ -930,17 +872,13 @@ def scan():
         for g, per in uses.items():
             for m, names in per.items():
                 group_uses.setdefault(g, {}).setdefault(m, set()).update(names)
-    # Names no source shows being used (a C module's, data keys) count as used.
     for g, names in cnames.items():
         groups.setdefault(g, set()).update(names)
-        group_used.setdefault(g, set()).update(names)
     for p, e in package_dirs:
         for g, keys in json_data_keys(p, e).items():
             groups.setdefault(g, set()).update(keys)
-            group_used.setdefault(g, set()).update(keys)
-    for words in (sqlite_words(), zone_words()):
-        groups.setdefault("", set()).update(words)
-        group_used[""].update(words)
+    groups.setdefault("", set()).update(sqlite_words())
+    groups.setdefault("", set()).update(zone_words())
     # A vendored copy is its own group, reached through the package that carries it; so a
     # repository's own code vendored elsewhere (setuptools/_vendor/more_itertools) is dropped
     # with the repository's other copies instead of freezing every name it defines.
@@ -949,25 +887,6 @@ def scan():
     out = {}
     for g, names in groups.items():
         out[g] = sorted(n for n in names if isinstance(n, str) and n.isidentifier())
-    # Per group, the names its code only defines or uses on its own modules and `self`:
-    # never read as an attribute of an object it is given, passed as a keyword to a callable
-    # it is given, matched as data, or listed by a C module. Such a name reaches a
-    # repository's object only if the repository itself uses it on this code (see
-    # `policy::outside_uses`). With each, in how many files of the environment it occurs:
-    # how likely new code is to write it, per group (a copy of the repository vendored in
-    # another package does not count).
-    defined_only = {}
-    for g, ns in group_defined.items():
-        only = sorted(n for n in ns - group_used.get(g, set())
-                      if isinstance(n, str) and n.isidentifier())
-        if only:
-            defined_only[g] = only
-    only_names = set().union(*map(set, defined_only.values())) if defined_only else set()
-    name_files = {}
-    for g, per in files_of.items():
-        for n in only_names.intersection(per):
-            name_files.setdefault(n, {})[g] = per[n]
-    name_files = {n: dict(sorted(per.items())) for n, per in sorted(name_files.items())}
     imports_out = {g: sorted(i) for g, i in group_imports.items() if g}
     plugins = {}
     for ep, mods in eps.items():
@@ -984,8 +903,6 @@ def scan():
             "uses": {g: {m: sorted(n for n in names if n and n.isidentifier())
                          for m, names in per.items()}
                      for g, per in group_uses.items()},
-            "defined_only": defined_only,
-            "name_files": name_files,
             "compared_parts": {m: sorted(ps) for m, ps in module_parts.items()},
             "compared_words": {m: sorted(ws) for m, ws in module_words.items()},
             "compared_reach": {m: sorted(ps)
