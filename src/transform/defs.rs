@@ -100,96 +100,62 @@ fn is_field_call(value: &[T]) -> bool {
 /// Call `f` with the code tokens of each logical line of `src` (brackets and backslashes
 /// join physical lines; `;` splits them), with whole string literals too if `strings`.
 pub(super) fn logical_lines<'a>(src: &'a [u8], strings: bool, mut f: impl FnMut(&[T<'a>])) {
-    logical_lines_indented(src, strings, |_, line| f(line));
-}
-
-/// `logical_lines`, with each line's indentation: the blanks that start the physical line
-/// it begins on (a tab counts as one, which keeps the order of indentations within a
-/// consistently indented file; a statement after `;` has its line's).
-pub(super) fn logical_lines_indented<'a>(
-    src: &'a [u8],
-    strings: bool,
-    mut f: impl FnMut(usize, &[T<'a>]),
-) {
     let mut line: Vec<T<'_>> = Vec::new();
     let mut depth = 0i32;
     let mut continued = false;
-    // Where the logical line's first event starts.
-    let mut first: Option<usize> = None;
-    let indent_at = |pos: usize| -> usize {
-        let start = src[..pos]
-            .iter()
-            .rposition(|b| matches!(b, b'\n' | b'\r'))
-            .map_or(0, |i| i + 1);
-        src[start..pos]
-            .iter()
-            .take_while(|b| matches!(b, b' ' | b'\t' | b'\x0c'))
-            .count()
-    };
-    let mut emit = |line: &mut Vec<T<'a>>, first: &mut Option<usize>| {
-        let indent = first.take().map_or(0, indent_at);
-        f(indent, line);
-        line.clear();
-    };
-    lexer::scan_python(src, |e| {
-        let at = match e {
-            Event::Run(r) => Some(r.start),
-            Event::Punct(pos) if !matches!(src[pos], b'\n' | b'\r' | b' ' | b'\t') => Some(pos),
-            _ => None,
-        };
-        if first.is_none() {
-            first = at;
+    lexer::scan_python(src, |e| match e {
+        Event::Run(r) if r.class == Class::Code => {
+            if let Ok(w) = std::str::from_utf8(&src[r.start..r.end]) {
+                line.push(T::Word(w));
+            }
         }
-        match e {
-            Event::Run(r) if r.class == Class::Code => {
+        Event::Run(r) if strings && r.class == Class::String => {
+            let q = r.start.checked_sub(1).map(|i| src[i]);
+            if matches!(q, Some(b'\'' | b'"')) && src.get(r.end).copied() == q {
                 if let Ok(w) = std::str::from_utf8(&src[r.start..r.end]) {
-                    line.push(T::Word(w));
+                    line.push(T::Str(w));
                 }
+            } else {
+                // A piece of a longer string: no whole literal here.
+                line.push(T::P(b'"', r.start));
             }
-            Event::Run(r) if strings && r.class == Class::String => {
-                let q = r.start.checked_sub(1).map(|i| src[i]);
-                if matches!(q, Some(b'\'' | b'"')) && src.get(r.end).copied() == q {
-                    if let Ok(w) = std::str::from_utf8(&src[r.start..r.end]) {
-                        line.push(T::Str(w));
+        }
+        Event::Run(_) => {}
+        Event::Punct(pos) => {
+            let b = src[pos];
+            match b {
+                b'\\' => {
+                    if matches!(src.get(pos + 1), Some(b'\n' | b'\r')) {
+                        continued = true;
                     }
-                } else {
-                    // A piece of a longer string: no whole literal here.
-                    line.push(T::P(b'"', r.start));
                 }
-            }
-            Event::Run(_) => {}
-            Event::Punct(pos) => {
-                let b = src[pos];
-                match b {
-                    b'\\' => {
-                        if matches!(src.get(pos + 1), Some(b'\n' | b'\r')) {
-                            continued = true;
-                        }
+                b'\r' if src.get(pos + 1) == Some(&b'\n') => {}
+                b'\n' | b'\r' => {
+                    if continued {
+                        continued = false;
+                    } else if depth <= 0 {
+                        f(&line);
+                        line.clear();
+                        depth = 0;
                     }
-                    b'\r' if src.get(pos + 1) == Some(&b'\n') => {}
-                    b'\n' | b'\r' => {
-                        if continued {
-                            continued = false;
-                        } else if depth <= 0 {
-                            emit(&mut line, &mut first);
-                            depth = 0;
-                        }
-                    }
-                    b';' if depth <= 0 => emit(&mut line, &mut first),
-                    b'(' | b'[' | b'{' => {
-                        depth += 1;
-                        line.push(T::P(b, pos));
-                    }
-                    b')' | b']' | b'}' => {
-                        depth -= 1;
-                        line.push(T::P(b, pos));
-                    }
-                    _ => line.push(T::P(b, pos)),
                 }
+                b';' if depth <= 0 => {
+                    f(&line);
+                    line.clear();
+                }
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    line.push(T::P(b, pos));
+                }
+                b')' | b']' | b'}' => {
+                    depth -= 1;
+                    line.push(T::P(b, pos));
+                }
+                _ => line.push(T::P(b, pos)),
             }
         }
     });
-    emit(&mut line, &mut first);
+    f(&line);
 }
 
 fn is_p(t: Option<&T<'_>>, c: u8) -> bool {
