@@ -942,10 +942,6 @@ pub fn segments(run: &str) -> Option<Vec<&str>> {
     Some(out)
 }
 
-/// `__name__`-style runs are Python's own protocol and never change; nor does a run that
-/// ends like one (`dunder_default__`): code makes such names from a dunder by stripping its
-/// leading underscores (attrs names `__init__` keywords that way), and the dunder stays.
-/// Asked of a run and of its image alike, since the swap keeps underscores where they are.
 /// The length of a file name's stem: the extension starts at the first dot that is not the
 /// first byte (`swap_name` keeps what follows).
 pub(crate) fn stem_len(name: &[u8]) -> usize {
@@ -961,10 +957,20 @@ pub(crate) fn stem_len(name: &[u8]) -> usize {
 /// `if_modified_since` reads `environ["HTTP_IF_MODIFIED_SINCE"]`). It stays, and so does a
 /// run whose image is one (`Renamer::swap_segment`).
 pub(crate) fn is_cgi_header_key(run: &str) -> bool {
-    run.strip_prefix("HTTP_")
-        .is_some_and(|rest| !rest.is_empty() && !rest.bytes().any(|b| b.is_ascii_lowercase()))
+    cgi_header_of(run).is_some()
 }
 
+/// The header part of a CGI key (`IF_MODIFIED_SINCE` of `HTTP_IF_MODIFIED_SINCE`), if `run`
+/// is one (`is_cgi_header_key`).
+pub(crate) fn cgi_header_of(run: &str) -> Option<&str> {
+    run.strip_prefix("HTTP_")
+        .filter(|rest| !rest.is_empty() && !rest.bytes().any(|b| b.is_ascii_lowercase()))
+}
+
+/// `__name__`-style runs are Python's own protocol and never change; nor does a run that
+/// ends like one (`dunder_default__`): code makes such names from a dunder by stripping its
+/// leading underscores (attrs names `__init__` keywords that way), and the dunder stays.
+/// Asked of a run and of its image alike, since the swap keeps underscores where they are.
 pub fn is_dunder(run: &str) -> bool {
     run.len() > 2 && run.ends_with("__")
 }

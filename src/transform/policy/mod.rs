@@ -1610,8 +1610,8 @@ fn freeze_header_names_of_cgi_keys(
 ) {
     let keys: HashSet<String> = python_runs
         .iter()
-        .filter(|r| super::rename::is_cgi_header_key(r))
-        .map(|r| r["HTTP_".len()..].to_ascii_lowercase())
+        .filter_map(|r| super::rename::cgi_header_of(r))
+        .map(str::to_ascii_lowercase)
         .collect();
     if keys.is_empty() {
         return;
