@@ -64,6 +64,7 @@ const NAMES: &[&str] = &[
     "MANIFEST.in",
     "README.md",
     "docs/index.rst",
+    "locale/de/LC_MESSAGES/messages.po",
     "pkg/mod.py",
     "notes.txt",
 ];
@@ -107,6 +108,13 @@ const FRAGS: &[&str] = &[
     "install_requires",
     "entry_points",
     "mypy-",
+    "msgid",
+    "msgstr",
+    "msgctxt",
+    "Content-Type: ",
+    "#,",
+    "#~",
+    "#|",
     "_",
     "-",
     "--",
@@ -229,9 +237,9 @@ fn junk_generator_changes_most_inputs() {
             let x = strat.new_tree(&mut runner).unwrap().current();
             changed += usize::from(swap(&r, name, x.as_bytes()) != x.as_bytes());
         }
-        // JSON outside strings is all syntax, and a MANIFEST.in line starts with a command
-        // word, so fewer of their junk inputs change.
-        let want = if name.ends_with(".json") || *name == "MANIFEST.in" {
+        // JSON and a gettext catalog outside strings are all syntax, and a MANIFEST.in line
+        // starts with a command word, so fewer of their junk inputs change.
+        let want = if name.ends_with(".json") || name.ends_with(".po") || *name == "MANIFEST.in" {
             20
         } else {
             50
@@ -634,5 +642,96 @@ proptest! {
             b.sort();
         }
         prop_assert_eq!(a, b);
+    }
+}
+
+/// A gettext catalog: a header, then entries with flags, context, plural forms and
+/// obsolete ones, their strings made of mapped and unmapped words.
+fn po_doc() -> impl Strategy<Value = String> {
+    let entry = (
+        any::<bool>(),
+        prop::option::of(word()),
+        (word(), word()),
+        prop::option::of(word()),
+        any::<bool>(),
+    )
+        .prop_map(|(fuzzy, ctx, (a, b), plural, obsolete)| {
+            let mut e = format!("#: {a}/{b}.py:12\n");
+            if fuzzy {
+                e.push_str("#, fuzzy, python-format\n");
+            }
+            let mark = if obsolete { "#~ " } else { "" };
+            if let Some(c) = ctx {
+                e.push_str(&format!("{mark}msgctxt \"{c}\"\n"));
+            }
+            e.push_str(&format!("{mark}msgid \"{a}\"\n{mark}\"\\n{b}\"\n"));
+            match plural {
+                Some(p) => e.push_str(&format!(
+                    "{mark}msgid_plural \"{p}s\"\n{mark}msgstr[0] \"{a}\"\n{mark}msgstr[1] \"{p}\"\n"
+                )),
+                None => e.push_str(&format!("{mark}msgstr \"{b}\"\n")),
+            }
+            e
+        });
+    prop::collection::vec(entry, 1..6).prop_map(|entries| {
+        let mut out = String::from(concat!(
+            "msgid \"\"\nmsgstr \"\"\n\"Project-Id-Version: query\\n\"\n",
+            "\"Language: user\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n",
+            "\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\"\n",
+        ));
+        for e in entries {
+            out.push('\n');
+            out.push_str(&e);
+        }
+        out
+    })
+}
+
+/// What `msgfmt` reads as syntax: every line's keyword or comment marker, the flags, and the
+/// header fields it parses.
+fn po_syntax(doc: &str) -> Vec<String> {
+    doc.lines()
+        .map(|l| {
+            let l = l.trim_start_matches("#~ ");
+            if l.starts_with("#,")
+                || l.starts_with("\"Language:")
+                || l.starts_with("\"Content-")
+                || l.starts_with("\"Plural-")
+            {
+                l.to_string()
+            } else {
+                l.split([' ', '"']).next().unwrap_or("").to_string()
+            }
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn po_keeps_its_syntax_and_renames_its_messages(doc in po_doc()) {
+        // gettext's words are code names here too (a parameter `msgstr`, an attribute
+        // `fuzzy`), so only the format keeps them.
+        let r = Renamer::new(
+            PAIRS.iter().copied().chain([("msgstr", "roofer"), ("fuzzy", "hazy")]),
+            ["get"],
+            ["query", "user", "name", "msgstr", "fuzzy"],
+        )
+        .expect("disjoint pairs");
+        let name = "locale/de/LC_MESSAGES/messages.po";
+        let twice = swap(&r, name, &swap(&r, name, doc.as_bytes()));
+        prop_assert_eq!(twice.as_slice(), doc.as_bytes());
+        let view = String::from_utf8(swap(&r, name, doc.as_bytes())).unwrap();
+        prop_assert_eq!(po_syntax(&doc), po_syntax(&view), "view:\n{}", view);
+        // A message holding a code name (or its image) changes; a lone word the code does
+        // not use stays, by the string rule.
+        let code = [("query", "ledger"), ("user", "otter"), ("name", "label")];
+        let mapped = |s: &str| code.iter().any(|(a, b)| s.contains(a) || s.contains(b));
+        for (o, v) in doc.lines().zip(view.lines()) {
+            if o.starts_with("msgid ") && mapped(o) {
+                prop_assert_ne!(o, v);
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Format-aware lexing of text files: which runs of a TOML, INI, YAML, JSON, `MANIFEST.in`,
-//! Markdown or reStructuredText file never change (`Class::Fixed`: syntax words, tool keys,
-//! markup), which are distribution names (`Class::Dist`), and which follow the string rule.
+//! Markdown, reStructuredText or gettext catalog file never change (`Class::Fixed`: syntax
+//! words, tool keys, markup), which are distribution names (`Class::Dist`), and which follow
+//! the string rule.
 //!
 //! Guarantee (law 3): like the Python lexer, every lexer here decides from the bytes between
 //! runs (quotes, brackets, `=`, `:`, indentation, newlines) and from the letters of runs it has
@@ -17,6 +18,7 @@ pub mod ini;
 pub mod json;
 pub mod manifest;
 pub mod markup;
+pub mod po;
 pub mod spans;
 pub mod toml;
 pub mod yaml;
@@ -57,6 +59,8 @@ pub enum Format {
     Manifest,
     Markdown,
     Rst,
+    /// A gettext catalog (`.po`, `.pot`).
+    Po,
     /// Anything else: every run follows the string rule.
     Plain,
 }
@@ -97,6 +101,7 @@ pub fn format_of(path: &[u8]) -> Format {
         "json" => Format::Json,
         "md" | "markdown" => Format::Markdown,
         "rst" => Format::Rst,
+        "po" | "pot" => Format::Po,
         _ => Format::Plain,
     }
 }
@@ -126,6 +131,7 @@ pub fn text_file_runs(path: &[u8], s: &[u8], ask: &dyn Ask) -> Vec<Run> {
         Format::Manifest => manifest::runs(s),
         Format::Markdown => markup::markdown_runs(s),
         Format::Rst => markup::rst_runs(s),
+        Format::Po => po::runs(s),
         Format::Plain => lexer::text_runs(s),
     };
     spans::protect(s, &mut runs, ask);

@@ -613,6 +613,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // so that literal must keep it too.
     let mut toml_words: HashSet<&str> = HashSet::new();
     let mut ini_words: HashSet<String> = HashSet::new();
+    // gettext's keywords and flags (`msgstr`, `fuzzy`): code that spells one in a string
+    // literal reads or writes catalogs (`"msgstr"` searched for in `msgmerge`'s output).
+    let mut po_words: HashSet<&str> = HashSet::new();
     // The same keys in a TOML or INI file below the root (test fixtures, package data, not
     // the tools' `pyproject.toml` or `setup.cfg` at the root, whose keys are tool vocabulary).
     let mut data_keys: HashSet<String> = HashSet::new();
@@ -622,6 +625,15 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         let (runs, lower) = match formats::format_of(path.as_bytes()) {
             formats::Format::Toml => (formats::toml::runs(src), false),
             formats::Format::Ini => (formats::ini::runs(src, &plain), true),
+            formats::Format::Po => {
+                let words = formats::po::vocabulary(src);
+                po_words.extend(
+                    words
+                        .iter()
+                        .filter_map(|r| std::str::from_utf8(&src[r.start..r.end]).ok()),
+                );
+                continue;
+            }
             _ => continue,
         };
         for r in runs
@@ -657,7 +669,9 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                     .entry(w.to_string())
                     .or_insert(FreezeReason::Outside);
             }
-            let hit = toml_words.contains(*w) || ini_words.contains(&w.to_ascii_lowercase());
+            let hit = toml_words.contains(*w)
+                || ini_words.contains(&w.to_ascii_lowercase())
+                || po_words.contains(*w);
             if hit && owned_tokens(w).next().is_some() {
                 f.frozen_runs
                     .entry(w.to_string())

@@ -137,6 +137,35 @@ fn strings_naming_configuration_keys_stay() {
     );
 }
 
+/// gettext's keywords stay where code spells them as strings when the tree holds catalogs:
+/// Django's tests search `msgmerge`'s output for `"msgstr"`, which `msgfmt` would not read
+/// under another name, while `msgstr` is also a parameter of the same code.
+#[test]
+fn strings_naming_gettext_keywords_stay() {
+    let own = set(&["catalog"]);
+    let defined = set(&["msgstr", "assert_keyword", "fuzzy_only"]);
+    let py: &[u8] = b"def assert_keyword(msgstr, out):\n    return ('msgstr', 'fuzzy', msgstr) in out\n\ndef fuzzy_only():\n    return 1\n";
+    let po: &[u8] = b"#, fuzzy\nmsgid \"a\"\nmsgstr \"b\"\n";
+    let input = PolicyInput {
+        python: vec![("catalog.py", py)],
+        text: vec![("locale/de/LC_MESSAGES/catalog.po", po)],
+        binary: vec![],
+        programs: vec![],
+        names: vec!["catalog.py", "locale", "de", "LC_MESSAGES", "catalog.po"],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("msgstr"), Some(&FreezeReason::Config));
+    assert_eq!(f.frozen_runs.get("fuzzy"), Some(&FreezeReason::Config));
+    assert!(f.owned_runs.contains("fuzzy_only"));
+    let without_catalog = PolicyInput {
+        text: vec![],
+        names: vec!["catalog.py"],
+        ..input
+    };
+    assert!(!analyze(&without_catalog).frozen_runs.contains_key("msgstr"));
+}
+
 /// A key a TOML data file keeps stays in other data too: tomlkit's spec tests compare the
 /// parse of `bare_key = "value"` with a JSON file keyed `"bare_key"`. A key of the root's
 /// tool configuration is no such data (see `outside_names_used_only_as_locals_are_renamed`).
