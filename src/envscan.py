@@ -26,7 +26,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 20
+SCAN_VERSION = 21
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -84,6 +84,13 @@ class Collector(ast.NodeVisitor):
         # most often for an optional dependency (`hypothesis.extra.numpy`), so it is left out.
         self.dotted = set()
         self.package = None
+        # Functions that set an attribute named by one of their parameters (minidom's
+        # `defproperty(klass, name, doc)` ends in `setattr(klass, name, prop)`): function
+        # name -> {("p", position) or ("k", parameter)}; and the identifier strings passed
+        # to plain-name calls: function name -> {(key, string)}. Joined across the whole
+        # environment in `scan`, since the setter and its calls live in different modules.
+        self.setters = {}
+        self.calls = {}
 
     def add(self, n):
         if n:
@@ -92,6 +99,9 @@ class Collector(ast.NodeVisitor):
     def visit_FunctionDef(self, node):
         self.add(node.name)
         a = node.args
+        keys = attribute_setting_parameters(node)
+        if keys:
+            self.setters.setdefault(node.name, set()).update(keys)
         for arg in a.posonlyargs + a.args + a.kwonlyargs:
             self.add(arg.arg)
         if a.vararg:
@@ -222,6 +232,16 @@ class Collector(ast.NodeVisitor):
     def visit_Call(self, node):
         f = node.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        # `setattr(obj, "name", ...)` and the other three are `obj.name` spelled as a call:
+        # attributes outside code reads or writes, like `visit_Attribute`'s.
+        if isinstance(f, ast.Name) and f.id in ATTRIBUTE_BUILTINS and len(node.args) >= 2:
+            self.add(identifier_string(node.args[1]))
+        if isinstance(f, ast.Name):
+            passed = [(("p", i), identifier_string(a)) for i, a in enumerate(node.args)]
+            passed += [(("k", k.arg), identifier_string(k.value)) for k in node.keywords if k.arg]
+            passed = {(k, v) for k, v in passed if v}
+            if passed:
+                self.calls.setdefault(f.id, set()).update(passed)
         # The same lookup spelled as a method (`options.get("log_level")`).
         if isinstance(f, ast.Attribute) and name in MAPPING_LOOKUPS and node.args:
             self.add(identifier_string(node.args[0]))
@@ -257,6 +277,24 @@ class Collector(ast.NodeVisitor):
 
 
 MAPPING_LOOKUPS = frozenset({"get", "pop", "setdefault"})
+ATTRIBUTE_BUILTINS = frozenset({"getattr", "hasattr", "setattr", "delattr"})
+
+
+def attribute_setting_parameters(fn):
+    """Keys (`("p", position)`, `("k", name)`) of the parameters of `fn` that its body
+    passes as the name to `setattr`, so that a caller's string for them is an attribute."""
+    a = fn.args
+    positional = [x.arg for x in a.posonlyargs + a.args]
+    params = set(positional) | {x.arg for x in a.kwonlyargs}
+    named = set()
+    for node in ast.walk(fn):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "setattr" and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Name) and node.args[1].id in params):
+            named.add(node.args[1].id)
+    keys = {("k", n) for n in named}
+    keys |= {("p", i) for i, n in enumerate(positional) if n in named}
+    return keys
 NAMED_TUPLE_FACTORIES = frozenset({"namedtuple", "NamedTuple"})
 
 
@@ -336,6 +374,8 @@ def collect(args):
     uses = {}
     parts = {}
     edges = {}
+    setters = {}
+    calls = {}
     stdlib_names = set(sys.stdlib_module_names)
     for group, f, mp in jobs:
         names = groups.setdefault(group, set())
@@ -352,6 +392,10 @@ def collect(args):
             collector = Collector(names, file_imports, lds, ep_groups)
             collector.package = package_of(mp, f)
             collector.visit(tree)
+            for fn, keys in collector.setters.items():
+                setters.setdefault(fn, set()).update(keys)
+            for fn, passed in collector.calls.items():
+                calls.setdefault(group, {}).setdefault(fn, set()).update(passed)
             if mp:
                 top = mp.split(".")[0]
                 edges[mp] = {d for d in collector.dotted if d.split(".")[0] == top} - {mp}
@@ -370,7 +414,7 @@ def collect(args):
                 entry[1].update(collector.strings)
         except RecursionError:
             continue
-    return groups, imports, loads, uses, parts, edges
+    return groups, imports, loads, uses, parts, edges, setters, calls
 
 
 def package_of(mp, f):
@@ -857,7 +901,12 @@ def scan():
     module_parts = {}
     module_words = {}
     module_edges = {}
-    for part, imps, lds, uses, found, edges in parts:
+    setters = {}
+    group_calls = []
+    for part, imps, lds, uses, found, edges, sets, calls in parts:
+        for fn, keys in sets.items():
+            setters.setdefault(fn, set()).update(keys)
+        group_calls.append(calls)
         module_edges.update(edges)
         for m, (ps, ws) in found.items():
             module_parts.setdefault(m, set()).update(ps)
@@ -872,6 +921,14 @@ def scan():
         for g, per in uses.items():
             for m, names in per.items():
                 group_uses.setdefault(g, {}).setdefault(m, set()).update(names)
+    # The attribute a call to a setter names (`defproperty(Text, "wholeText", ...)`) is set
+    # by outside code, on objects the repository is handed.
+    for calls in group_calls:
+        for g, per in calls.items():
+            for fn, passed in per.items():
+                keys = setters.get(fn)
+                if keys:
+                    groups.setdefault(g, set()).update(v for k, v in passed if k in keys)
     for g, names in cnames.items():
         groups.setdefault(g, set()).update(names)
     for p, e in package_dirs:

@@ -150,6 +150,44 @@ fn keys_and_named_tuple_fields_of_outside_code_are_outside_names() {
     assert!(!has(stdlib, "here"));
 }
 
+/// Attributes outside code sets by name are outside names: a literal given to `setattr` and
+/// its kin, and a string given to a function of another module that passes its parameter to
+/// `setattr` (minidom's `defproperty(Text, "wholeText", doc=...)`, defined in minicompat).
+/// A string given to a function that does not set attributes stays a plain string.
+#[test]
+fn attributes_set_by_name_are_outside_names() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "stdlib/domcompat.py",
+        "def defprop(klass, prop_name, doc):\n    \
+         get = getattr(klass, '_get_' + prop_name)\n    \
+         setattr(klass, prop_name, property(get, doc=doc))\n\n\
+         def describe(klass, label):\n    \
+         return klass, label\n",
+    );
+    write(
+        d.path(),
+        "stdlib/dom.py",
+        "from domcompat import *\n\
+         class Text:\n    \
+         def _get_wholeText(self):\n        return ''\n\
+         defprop(Text, 'wholeText', doc='whole_story')\n\
+         defprop(klass=Text, prop_name='keywordText', doc='')\n\
+         describe(Text, 'describedText')\n\
+         setattr(Text, 'setText', 1)\n\
+         hasattr(Text, 'askedText')\n",
+    );
+    let s = scan(d.path(), "");
+    let stdlib = s.groups.get("");
+    for name in ["wholeText", "keywordText", "setText", "askedText"] {
+        assert!(has(stdlib, name), "{name} missing");
+    }
+    assert!(!has(stdlib, "describedText"));
+    assert!(!has(stdlib, "whole_story"));
+}
+
 /// Where `inspect.signature` gives up, the parameters are read from `__text_signature__` or
 /// from a signature on the first line of the docstring.
 #[test]
