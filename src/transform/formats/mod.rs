@@ -93,6 +93,11 @@ pub fn format_of(path: &[u8]) -> Format {
     if base == "MANIFEST.in" {
         return Format::Manifest;
     }
+    // A catalog keeps its format under a suffix (`django.po.tmp`, `messages.pot.in`: a copy
+    // that tests or templates turn into the catalog by renaming it).
+    if lower.split('.').skip(1).any(|e| e == "po" || e == "pot") {
+        return Format::Po;
+    }
     let ext = lower.rsplit_once('.').map_or("", |(_, e)| e);
     match ext {
         "toml" => Format::Toml,
@@ -101,7 +106,6 @@ pub fn format_of(path: &[u8]) -> Format {
         "json" => Format::Json,
         "md" | "markdown" => Format::Markdown,
         "rst" => Format::Rst,
-        "po" | "pot" => Format::Po,
         _ => Format::Plain,
     }
 }
