@@ -249,3 +249,23 @@ def test_etag():
     assert!(!f.frozen_runs.contains_key("if-range-x"));
     assert!(f.owned_runs.contains("if_none_match"));
 }
+
+/// Django's test client takes a header as an upper-case keyword (`X_TRACE_ID="abc"`) and
+/// sends it as `x-trace-id`, which the request holds as `HTTP_X_TRACE_ID`, a key the view
+/// keeps: the keyword stays with its key. An upper-case run that is no key's header part
+/// (`TRACE_LEVEL`) is renamed as before.
+#[test]
+fn header_parts_of_cgi_keys_stay() {
+    let src: &[u8] = br#"
+TRACE_LEVEL = 2
+
+def test_trace(factory):
+    request = factory.get("/", X_TRACE_ID="abc")
+    return request.META["HTTP_X_TRACE_ID"], TRACE_LEVEL
+"#;
+    let defined = set(&["TRACE_LEVEL", "test_trace", "factory", "request"]);
+    let f = analyze(&one_file(src, &set(&["get", "META"]), &defined));
+    assert_eq!(f.frozen_runs.get("X_TRACE_ID"), Some(&FreezeReason::Data));
+    assert!(!f.frozen_runs.contains_key("TRACE_LEVEL"));
+    assert!(f.owned_runs.contains("TRACE_LEVEL"));
+}

@@ -1616,7 +1616,9 @@ fn freeze_lower_case_of_capitalised_data(
 /// stays as written, as a whole literal: a request's header mapping turns the name into that
 /// key (webob's `req.headers['if-none-match']` reads `environ['HTTP_IF_NONE_MATCH']`), so the
 /// name must stay with it, though its underscore form is a renamed attribute
-/// (`if_none_match`).
+/// (`if_none_match`). The key's header part spelled alone in upper case stays too (Django's
+/// test client takes `X_ANOTHER_HEADER="..."` as a keyword and sends it as the header
+/// `x-another-header`, which the request then holds as `HTTP_X_ANOTHER_HEADER`).
 fn freeze_header_names_of_cgi_keys(
     hyphenated: &HashSet<&str>,
     python_runs: &HashSet<&str>,
@@ -1634,6 +1636,14 @@ fn freeze_header_names_of_cgi_keys(
         if keys.contains(&w.to_ascii_lowercase().replace('-', "_")) {
             f.frozen_runs
                 .entry(w.to_string())
+                .or_insert(FreezeReason::Data);
+        }
+    }
+    for r in python_runs {
+        let upper = !r.bytes().any(|b| b.is_ascii_lowercase());
+        if upper && keys.contains(&r.to_ascii_lowercase()) && owned_tokens(r).next().is_some() {
+            f.frozen_runs
+                .entry(r.to_string())
                 .or_insert(FreezeReason::Data);
         }
     }
