@@ -21,7 +21,8 @@
 //! - e-mail: a chunk holding `@` with something before it and a dot after it.
 //! - hostname: `label.label.tld` at a word boundary, whose last label is one of
 //!   [`TOP_LEVEL`] (asked), up to the end of its chunk (`pypi.org/project/x`).
-//! - version: a run right after `<number>.` (`dev0` in `1.0.dev0`, `post1`, `rc1`).
+//! - version: a run right after `<number>.` (`dev0` in `1.0.dev0`, `post1`, `rc1`), where
+//!   the dotted chain before it is numbers only (`seq.2.name` holds an index, not a version).
 //! - extension: the last dot-separated parts of a path-like word (`data/x.toml`, `*.tar.gz`,
 //!   `".toml"`) that are extensions of files in the tree (asked), as file names keep theirs.
 //! - character reference: a run between `&` and `;` (`&apos;`, `&xyzzy;`), the name of an
@@ -248,17 +249,32 @@ fn is_entity_name(s: &[u8], r: &Run) -> bool {
     r.start >= 1 && s[r.start - 1] == b'&' && s.get(r.end) == Some(&b';')
 }
 
-/// Whether the byte before `start` is a dot preceded by a word that starts with a digit
-/// (`1.0.` before `dev0`).
+/// Whether the byte before `start` is a dot after a chain of dot-separated words that each
+/// start with a digit (`1.0.` before `dev0`, `2.` before `post1`). A number inside a dotted
+/// path of names is an index, not a version (colander's flattened keys
+/// `"schema.seq.2.tupstring"`, a JSON path `items.0.name`): the name after it is the
+/// program's, renamed like the name it spells.
 fn after_number_dot(s: &[u8], start: usize) -> bool {
     if start < 2 || s[start - 1] != b'.' {
         return false;
     }
-    let mut k = start - 1;
-    while k > 0 && is_word_at(s, k - 1) {
-        k -= 1;
+    let mut dot = start - 1;
+    let mut numbers = 0;
+    loop {
+        let mut k = dot;
+        while k > 0 && is_word_at(s, k - 1) {
+            k -= 1;
+        }
+        if k == dot || !s[k].is_ascii_digit() {
+            // The chain must hold a number, and a word that opens it is no version.
+            return numbers > 0 && k == dot;
+        }
+        numbers += 1;
+        if k == 0 || s[k - 1] != b'.' {
+            return true;
+        }
+        dot = k - 1;
     }
-    k < start - 1 && s[k].is_ascii_digit()
 }
 
 /// Keep the extension parts of path-like words: from the end of a word of `[A-Za-z0-9_*.-]`
@@ -409,6 +425,9 @@ mod tests {
             fixed("1.0.dev0 2.post1 v1.query 3.rc1", &[]),
             ["dev0", "post1", "rc1"]
         );
+        // An index in a dotted path of names is no version.
+        assert!(fixed("seq.2.query items.0.1.query", &[]).is_empty());
+        assert_eq!(fixed("(1.2.query)", &[]), ["query"]);
     }
 
     /// pyparsing's tests spell `"Don&apos;t"` while its code has a name `APOS`: the entity
