@@ -720,6 +720,7 @@ pub fn build_with_env(
             .map(|(files, bytes)| (files.clone(), bytes.iter().map(Vec::as_slice).collect()))
             .collect(),
         names,
+        dirs: tree.dirs.iter().filter_map(|d| d.to_str()).collect(),
         own_modules: &own,
         env_modules: &env_modules,
         env_names: &env_names,

@@ -31,6 +31,7 @@ pub(super) fn one_file<'a>(
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     }
 }
 

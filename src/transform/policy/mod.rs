@@ -193,6 +193,8 @@ pub struct PolicyInput<'a> {
     pub programs: Vec<(Vec<&'a str>, Vec<&'a [u8]>)>,
     /// Every path component in the tree (file and directory names).
     pub names: Vec<&'a str>,
+    /// Every directory of the tree (relative path, original names).
+    pub dirs: Vec<&'a str>,
     /// Module and package names the repository itself provides at its import roots.
     pub own_modules: &'a BTreeSet<String>,
     /// Module and package names importable from the environment (stdlib and site-packages).
@@ -576,6 +578,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     freeze_sphinx_settings(input, &mut f);
     freeze_flat_layout_skips(input, &mut f);
+    freeze_locale_codes(input, &mut f);
     // Text files in their format. `Fixed` runs (syntax words, tool keys, URLs) are the
     // tools' vocabulary, not places where the repository uses a name; their tokens are only
     // kept out of the virtual words.
@@ -1421,6 +1424,27 @@ fn freeze_flat_layout_skips(input: &PolicyInput<'_>, f: &mut Findings) {
             f.frozen_runs
                 .entry(name.to_string())
                 .or_insert(FreezeReason::Tool);
+        }
+    }
+}
+
+/// gettext finds a catalog at `<dir>/<locale>/LC_MESSAGES/<domain>.mo`, the locale spelled
+/// the way the program computes it from a language code at run time (Django's `to_locale`
+/// turns `"sr-latn"` into `sr_Latn`, `"zh-hant"` into `zh_Hant`): a directory holding
+/// `LC_MESSAGES` is named by that outside convention, so the words of its name stay,
+/// wherever they are spelled (`Latn`, `hans`; a word of a locale name is a language, script
+/// or region code, or a variant such as `valencia`, never the program's own).
+fn freeze_locale_codes(input: &PolicyInput<'_>, f: &mut Findings) {
+    for d in &input.dirs {
+        let mut comps = d.rsplit('/');
+        if comps.next() != Some("LC_MESSAGES") {
+            continue;
+        }
+        let Some(locale) = comps.next() else { continue };
+        for r in lexer::text_runs(locale.as_bytes()) {
+            for t in owned_tokens(&locale[r.start..r.end]) {
+                f.frozen_tokens.entry(t).or_insert(FreezeReason::Tool);
+            }
         }
     }
 }

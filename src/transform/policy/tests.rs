@@ -50,6 +50,7 @@ fn tree<'a>(own: &'a BTreeSet<String>, defined: &'a BTreeSet<String>) -> PolicyI
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     }
 }
 
@@ -78,6 +79,7 @@ fn outside_module_is_decided_by_import_roots_not_file_names() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     // A tests/os/ folder does not make `import os` the repository's own.
     assert!(is_outside_module("os", &input));
@@ -124,6 +126,7 @@ fn strings_naming_configuration_keys_stay() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("versioneer"), Some(&FreezeReason::Config));
@@ -164,6 +167,31 @@ fn strings_naming_gettext_keywords_stay() {
         ..input
     };
     assert!(!analyze(&without_catalog).frozen_runs.contains_key("msgstr"));
+}
+
+/// A directory holding `LC_MESSAGES` is a locale gettext finds by a code the program
+/// computes (`to_locale("sr-latn")` is `sr_Latn`): its words stay. A directory of the same
+/// name elsewhere is the program's own.
+#[test]
+fn words_of_locale_directories_stay() {
+    let own = set(&["catalog"]);
+    let defined = set(&["to_locale", "latn_table", "hant_names"]);
+    let py: &[u8] = b"def to_locale(code):\n    return latn_table, hant_names\n";
+    let input = PolicyInput {
+        python: vec![("catalog.py", py)],
+        names: vec!["catalog.py", "locale", "sr_Latn", "LC_MESSAGES", "zh_Hant"],
+        dirs: vec![
+            "locale",
+            "locale/sr_Latn",
+            "locale/sr_Latn/LC_MESSAGES",
+            "data/zh_Hant",
+        ],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(f.frozen_tokens.get("latn"), Some(&FreezeReason::Tool));
+    assert_eq!(f.frozen_tokens.get("hant"), None);
+    assert!(f.owned_runs.contains("hant_names"));
 }
 
 /// A key a TOML data file keeps stays in other data too: tomlkit's spec tests compare the
@@ -221,6 +249,7 @@ fn sql_keywords_and_upper_case_data_words_stay() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("DEFERRED"), Some(&FreezeReason::Keyword));
@@ -274,6 +303,7 @@ fn uri_schemes_stay() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("mailto"), Some(&FreezeReason::Keyword));
@@ -308,6 +338,7 @@ fn upper_case_spellings_of_outside_names_stay() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert_eq!(
@@ -346,6 +377,7 @@ fn strings_that_are_words_of_outside_data_stay() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("lamda"), Some(&FreezeReason::Outside));
@@ -379,6 +411,7 @@ fn names_stored_in_pickles_are_found() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert_eq!(
@@ -439,6 +472,7 @@ fn codec_names_in_strings_stay() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
         ..tree(&own, &defined)
     };
     let f = analyze(&input);
@@ -451,6 +485,7 @@ fn codec_names_in_strings_stay() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
         ..input
     };
     assert!(analyze(&no_codecs).owned_runs.contains("iso"));
@@ -582,6 +617,7 @@ fn extensions_of_the_trees_names_are_frozen_everywhere() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("toml"), Some(&FreezeReason::Extension));
@@ -618,6 +654,7 @@ fn a_frozen_name_with_digits_is_not_owned() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert!(f.frozen_owned.contains("Base2"), "{:?}", f.owned_runs);
@@ -651,6 +688,7 @@ fn placeholders_are_not_tokens() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert!(!f.owned_tokens.contains("bbb"), "{:?}", f.owned_tokens);
@@ -688,6 +726,7 @@ fn analyze_freezes_by_reason_and_owns_the_rest() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs["json"], FreezeReason::Imported);
@@ -762,6 +801,7 @@ fn outside_names_used_only_as_locals_are_renamed() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     assert!(f.owned_runs.contains("result"), "{f:?}");
@@ -969,6 +1009,7 @@ fn words_of_a_program_stay_where_it_is_run() {
         compared_words: &NO_WORDS,
         compared_reach: &NO_WORDS,
         fields: &NO_NAMES,
+        dirs: Vec::new(),
     };
     let f = analyze(&input);
     for w in ["pem", "secp112r1", "pkcs8", "outform", "list_curves"] {
