@@ -297,7 +297,12 @@ mod tests {
     #[test]
     fn catalogs_are_known_by_name_also_under_a_suffix() {
         use super::super::{format_of, Format};
-        for name in ["de/django.po", "messages.pot", "de/django.po.tmp", "x.pot.in"] {
+        for name in [
+            "de/django.po",
+            "messages.pot",
+            "de/django.po.tmp",
+            "x.pot.in",
+        ] {
             assert_eq!(format_of(name.as_bytes()), Format::Po, "{name}");
         }
         for name in ["po.txt", "report.potato", "po/readme"] {
