@@ -91,6 +91,9 @@ class Collector(ast.NodeVisitor):
         # environment in `scan`, since the setter and its calls live in different modules.
         self.setters = {}
         self.calls = {}
+        # Whether the file spells `setattr` at all: most do not, and looking for setters walks
+        # each function body a second time.
+        self.sets_attributes = True
 
     def add(self, n):
         if n:
@@ -99,7 +102,7 @@ class Collector(ast.NodeVisitor):
     def visit_FunctionDef(self, node):
         self.add(node.name)
         a = node.args
-        keys = attribute_setting_parameters(node)
+        keys = self.sets_attributes and attribute_setting_parameters(node)
         if keys:
             self.setters.setdefault(node.name, set()).update(keys)
         for arg in a.posonlyargs + a.args + a.kwonlyargs:
@@ -237,11 +240,14 @@ class Collector(ast.NodeVisitor):
         if isinstance(f, ast.Name) and f.id in ATTRIBUTE_BUILTINS and len(node.args) >= 2:
             self.add(identifier_string(node.args[1]))
         if isinstance(f, ast.Name):
-            passed = [(("p", i), identifier_string(a)) for i, a in enumerate(node.args)]
-            passed += [(("k", k.arg), identifier_string(k.value)) for k in node.keywords if k.arg]
-            passed = {(k, v) for k, v in passed if v}
-            if passed:
-                self.calls.setdefault(f.id, set()).update(passed)
+            for i, a in enumerate(node.args):
+                v = identifier_string(a)
+                if v:
+                    self.calls.setdefault(f.id, set()).add((("p", i), v))
+            for k in node.keywords:
+                v = k.arg and identifier_string(k.value)
+                if v:
+                    self.calls.setdefault(f.id, set()).add((("k", k.arg), v))
         # The same lookup spelled as a method (`options.get("log_level")`).
         if isinstance(f, ast.Attribute) and name in MAPPING_LOOKUPS and node.args:
             self.add(identifier_string(node.args[0]))
@@ -391,6 +397,7 @@ def collect(args):
         try:
             collector = Collector(names, file_imports, lds, ep_groups)
             collector.package = package_of(mp, f)
+            collector.sets_attributes = b"setattr" in src
             collector.visit(tree)
             for fn, keys in collector.setters.items():
                 setters.setdefault(fn, set()).update(keys)
