@@ -16,7 +16,7 @@
 //! Involution: line kinds come from the first non-blank byte and the indentation; a section
 //! or option name that decides a rule is `Fixed`, so it reads the same in the view.
 
-use super::{is_space, line_end, push, requirement, Ask};
+use super::{lines, push, requirement, trim, Ask, Line};
 use crate::transform::lexer::{Class, Run};
 
 /// Sections whose option names are the project's package names.
@@ -67,13 +67,12 @@ pub fn runs(s: &[u8], ask: &dyn Ask) -> Vec<Run> {
     // continuation lines.
     let mut section: Vec<u8> = Vec::new();
     let mut rule: Option<Rule> = None;
-    let mut i = 0;
-    while i < s.len() {
-        let end = line_end(s, i);
-        let mut a = i;
-        while a < end && is_space(s[a]) {
-            a += 1;
-        }
+    for Line {
+        start: i,
+        text: a,
+        end,
+    } in lines(s)
+    {
         let indented = a > i;
         if a == end {
             // Blank line: configparser keeps it inside a multi-line value.
@@ -122,18 +121,8 @@ pub fn runs(s: &[u8], ask: &dyn Ask) -> Vec<Run> {
                 }
             }
         }
-        i = super::after_break(s, end);
-        if end == s.len() {
-            break;
-        }
     }
     out
-}
-
-fn trim(b: &[u8]) -> &[u8] {
-    let st = b.iter().position(|c| !is_space(*c)).unwrap_or(b.len());
-    let en = b.iter().rposition(|c| !is_space(*c)).map_or(st, |p| p + 1);
-    &b[st..en]
 }
 
 /// A section header's content: `Fixed`, except a mypy per-module section's pattern.

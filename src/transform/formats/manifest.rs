@@ -6,19 +6,13 @@
 //! Involution: the command is the first whitespace-separated word of a line, found from
 //! whitespace alone.
 
-use super::{after_break, is_space, line_end, push};
+use super::{is_space, lines, push, Line};
 use crate::transform::lexer::{Class, Run};
 
 /// Runs of a `MANIFEST.in`, classified. Never fails.
 pub fn runs(s: &[u8]) -> Vec<Run> {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
-        let end = line_end(s, i);
-        let mut a = i;
-        while a < end && is_space(s[a]) {
-            a += 1;
-        }
+    for Line { text: a, end, .. } in lines(s) {
         if a < end && s[a] == b'#' {
             push(s, a, end, Class::Comment, &mut out);
         } else {
@@ -28,10 +22,6 @@ pub fn runs(s: &[u8]) -> Vec<Run> {
             }
             push(s, a, w, Class::Fixed, &mut out);
             push(s, w, end, Class::String, &mut out);
-        }
-        i = after_break(s, end);
-        if end == s.len() {
-            break;
         }
     }
     out

@@ -17,7 +17,7 @@
 //! Involution: fences, `<`, `:`, backticks and `..` are punctuation; the letters of a fence's
 //! info string are never looked at.
 
-use super::{after_break, is_space, line_end, push};
+use super::{is_space, lines, push, Line};
 use crate::transform::lexer::{Class, Run};
 
 fn mark(out: &mut [Run], from: usize, a: usize, b: usize) {
@@ -33,13 +33,12 @@ pub fn markdown_runs(s: &[u8]) -> Vec<Run> {
     let mut out = Vec::new();
     // An open fence: its byte and length.
     let mut fence: Option<(u8, usize)> = None;
-    let mut i = 0;
-    while i < s.len() {
-        let end = line_end(s, i);
-        let mut a = i;
-        while a < end && is_space(s[a]) {
-            a += 1;
-        }
+    for Line {
+        start: i,
+        text: a,
+        end,
+    } in lines(s)
+    {
         let run_len = |c: u8| s[a..end].iter().take_while(|&&x| x == c).count();
         match fence {
             Some((c, n)) => {
@@ -73,10 +72,6 @@ pub fn markdown_runs(s: &[u8]) -> Vec<Run> {
                 }
             }
         }
-        i = after_break(s, end);
-        if end == s.len() {
-            break;
-        }
     }
     out
 }
@@ -88,13 +83,12 @@ fn is_role_byte(b: u8) -> bool {
 /// Runs of a reStructuredText file, classified. Never fails.
 pub fn rst_runs(s: &[u8]) -> Vec<Run> {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
-        let end = line_end(s, i);
-        let mut a = i;
-        while a < end && is_space(s[a]) {
-            a += 1;
-        }
+    for Line {
+        start: i,
+        text: a,
+        end,
+    } in lines(s)
+    {
         let from = out.len();
         push(s, i, end, Class::Text, &mut out);
         let line = &s[a..end];
@@ -146,10 +140,6 @@ pub fn rst_runs(s: &[u8]) -> Vec<Run> {
                     mark(&mut out, from, st, k);
                 }
             }
-        }
-        i = after_break(s, end);
-        if end == s.len() {
-            break;
         }
     }
     out

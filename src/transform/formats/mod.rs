@@ -165,6 +165,39 @@ pub(crate) fn push(s: &[u8], from: usize, to: usize, class: Class, out: &mut Vec
     lexer::push_runs(s, from, to, class, out);
 }
 
+/// One line of a text file: where it starts, its first byte that is not a blank, and its end
+/// (the index of its line break, or `s.len()`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Line {
+    pub start: usize,
+    pub text: usize,
+    pub end: usize,
+}
+
+/// The lines of `s` in order, as the format lexers read them: `\r\n`, `\n` and `\r` end a
+/// line, and a final line break opens no empty line after it.
+pub(crate) fn lines(s: &[u8]) -> impl Iterator<Item = Line> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if i >= s.len() {
+            return None;
+        }
+        let end = line_end(s, i);
+        let mut text = i;
+        while text < end && is_space(s[text]) {
+            text += 1;
+        }
+        let line = Line {
+            start: i,
+            text,
+            end,
+        };
+        // At the end of `s` this stays there, which ends the walk.
+        i = after_break(s, end);
+        Some(line)
+    })
+}
+
 /// End of the line that holds `i` (index of the `\n` or `\r`, or `s.len()`).
 pub(crate) fn line_end(s: &[u8], mut i: usize) -> usize {
     while i < s.len() && s[i] != b'\n' && s[i] != b'\r' {
@@ -180,6 +213,16 @@ pub(crate) fn after_break(s: &[u8], i: usize) -> usize {
     } else {
         (i + 1).min(s.len())
     }
+}
+
+/// `b` without the blanks at either end.
+pub(crate) fn trim(b: &[u8]) -> &[u8] {
+    let start = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(|&c| !is_space(c))
+        .map_or(start, |p| p + 1);
+    &b[start..end]
 }
 
 pub(crate) fn is_space(b: u8) -> bool {

@@ -19,7 +19,7 @@
 //! it, a quote, or a letter); the header is found from keyword runs and quotes, and a header
 //! value's rule from its field name, all of which are `Fixed` and read the same in the view.
 
-use super::{after_break, basic_content, is_space, line_end, push};
+use super::{basic_content, is_space, lines, push, trim, Line};
 use crate::transform::lexer::{Class, Run};
 
 /// Header fields whose values `msgfmt` or Python's `gettext` parse (matched without case).
@@ -48,13 +48,7 @@ struct Entry {
 pub fn runs(s: &[u8]) -> Vec<Run> {
     let mut out = Vec::new();
     let mut entry = Entry::default();
-    let mut i = 0;
-    while i < s.len() {
-        let end = line_end(s, i);
-        let mut a = i;
-        while a < end && is_space(s[a]) {
-            a += 1;
-        }
+    for Line { text: a, end, .. } in lines(s) {
         if a == end {
             entry = Entry::default();
         } else if s[a] == b'#' {
@@ -73,10 +67,6 @@ pub fn runs(s: &[u8]) -> Vec<Run> {
                 _ => {}
             }
             strings(s, rest, end, entry.header, &mut out);
-        }
-        i = after_break(s, end);
-        if end == s.len() {
-            break;
         }
     }
     out
@@ -185,15 +175,6 @@ pub fn vocabulary(s: &[u8]) -> Vec<Run> {
             r.class == Class::Fixed && !s[line..r.start].contains(&b'"')
         })
         .collect()
-}
-
-fn trim(b: &[u8]) -> &[u8] {
-    let start = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
-    let end = b
-        .iter()
-        .rposition(|&c| !is_space(c))
-        .map_or(start, |p| p + 1);
-    &b[start..end]
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! `&`, `*`, `!` and flow indicators, except the one [`WORDS`] question, which is asked
 //! of the run and its image and changes no state.
 
-use super::{after_break, basic_content, is_space, line_end, push, Ask};
+use super::{basic_content, is_space, lines, push, Ask, Line};
 use crate::transform::lexer::{Class, Run};
 
 /// Plain scalars YAML (1.1 and 1.2) reads as booleans or null (the short ones, `y`, `n`,
@@ -30,14 +30,8 @@ pub fn runs(s: &[u8], ask: &dyn Ask, keys_fixed: bool) -> Vec<Run> {
         quote: None,
         block: None,
     };
-    let mut i = 0;
-    while i < s.len() {
-        let end = line_end(s, i);
-        y.line(i, end);
-        i = after_break(s, end);
-        if end == s.len() {
-            break;
-        }
+    for Line { start, end, .. } in lines(s) {
+        y.line(start, end);
     }
     y.out
 }
