@@ -63,7 +63,7 @@ pub fn runs(s: &[u8]) -> Vec<Run> {
             match keyword {
                 b"msgctxt" => entry.context = true,
                 b"msgid" => entry.empty_id = !entry.context && trim(&s[rest..end]) == b"\"\"",
-                k if k.starts_with(b"msgstr") => entry.header = entry.empty_id,
+                b"msgstr" => entry.header = entry.empty_id,
                 _ => {}
             }
             strings(s, rest, end, entry.header, &mut out);
@@ -92,8 +92,9 @@ fn comment(s: &[u8], a: usize, end: usize, out: &mut Vec<Run>) {
     }
 }
 
-/// The keyword at `a` (up to a blank, a quote or `[`) pushed `Fixed`, with the index after
-/// it and any `[N]` index.
+/// The keyword at `a` (up to a blank, a quote or `[`, so `msgstr[1]` is `msgstr`) pushed
+/// `Fixed` with any `[N]` index, as the known keyword it is (or empty), and the index after
+/// it.
 fn keyword(s: &[u8], a: usize, end: usize, out: &mut Vec<Run>) -> (&'static [u8], usize) {
     let mut k = a;
     while k < end && !is_space(s[k]) && s[k] != b'"' && s[k] != b'[' {
@@ -105,11 +106,7 @@ fn keyword(s: &[u8], a: usize, end: usize, out: &mut Vec<Run>) -> (&'static [u8]
     }
     push(s, a, k, Class::Fixed, out);
     let known: &[&'static [u8]] = &[b"msgctxt", b"msgid_plural", b"msgid", b"msgstr"];
-    let kind = known
-        .iter()
-        .copied()
-        .find(|kw| word == *kw || (*kw == b"msgstr" && word.starts_with(b"msgstr")))
-        .unwrap_or(b"");
+    let kind = known.iter().copied().find(|kw| word == *kw).unwrap_or(b"");
     (kind, k)
 }
 
@@ -165,14 +162,22 @@ fn header_field(s: &[u8], a: usize, b: usize, out: &mut Vec<Run>) {
 /// before the first quote of their line (header fields and values are the header's, not
 /// words code spells).
 pub fn vocabulary(s: &[u8]) -> Vec<Run> {
+    // Runs hold no quote or line break, so the bytes between runs say whether a quote came
+    // before a run on its line: one pass, whatever the length of a line.
+    let mut seen = 0;
+    let mut quoted = false;
     runs(s)
         .into_iter()
         .filter(|r| {
-            let line = s[..r.start]
-                .iter()
-                .rposition(|&b| b == b'\n' || b == b'\r')
-                .map_or(0, |p| p + 1);
-            r.class == Class::Fixed && !s[line..r.start].contains(&b'"')
+            for &b in &s[seen..r.start] {
+                match b {
+                    b'\n' | b'\r' => quoted = false,
+                    b'"' => quoted = true,
+                    _ => {}
+                }
+            }
+            seen = r.start;
+            r.class == Class::Fixed && !quoted
         })
         .collect()
 }
@@ -273,6 +278,36 @@ mod tests {
             of(src, Class::Text),
             ["c", "Language", "query", "query", "Language", "query"]
         );
+    }
+
+    #[test]
+    fn vocabulary_is_keywords_and_flags_not_header_fields() {
+        let words: Vec<&str> = vocabulary(CATALOG.as_bytes())
+            .into_iter()
+            .map(|r| &CATALOG[r.start..r.end])
+            .collect();
+        assert_eq!(
+            words,
+            [
+                "msgid",
+                "msgstr",
+                "fuzzy",
+                "python",
+                "format",
+                "msgctxt",
+                "msgid",
+                "msgid_plural",
+                "msgstr",
+                "msgid",
+                "msgstr",
+            ]
+        );
+        let inline = "msgid \"\"\nmsgstr \"Language: de\\n\"\n";
+        let words: Vec<&str> = vocabulary(inline.as_bytes())
+            .into_iter()
+            .map(|r| &inline[r.start..r.end])
+            .collect();
+        assert_eq!(words, ["msgid", "msgstr"]);
     }
 
     #[test]
