@@ -1837,6 +1837,62 @@ mod tests {
         }
     }
 
+    /// Python 2 byte code left in a tree (Django's `0001_initial.pyc-tpl`, a fixture of a
+    /// stale `.pyc`) is never loaded by a Python 3 interpreter: it keeps no name from being
+    /// renamed, and its view shows none of the original names (law 7), its magic intact and
+    /// its bytes given back exactly (law 3).
+    #[test]
+    fn python2_byte_code_freezes_nothing_and_shows_no_original_name() {
+        let py = b"from shelf.ledger import LoanLedger\n";
+        let lib = b"class LoanLedger:\n    pass\n";
+        let mut pyc = vec![0x03, 0xf3, b'\r', b'\n', 0, 0, 0, 0, b'c'];
+        pyc.extend_from_slice(b"\x00\x00shelf.ledger\x00LoanLedger\x00t\x04\x00\x00\x00shelf");
+        let mut py3 = pyc.clone();
+        py3[0..2].copy_from_slice(&3413u16.to_le_bytes());
+        let file = |rel: &str, content: &[u8]| TreeFile {
+            rel: PathBuf::from(rel),
+            content: content.to_vec(),
+        };
+        let tree = |stale: &[u8]| Tree {
+            files: vec![
+                file("app.py", py),
+                file("fixtures/0001_initial.pyc-tpl", stale),
+                file("shelf/__init__.py", b""),
+                file("shelf/ledger.py", lib),
+            ],
+            dirs: vec![PathBuf::from("fixtures"), PathBuf::from("shelf")],
+            generated: vec![],
+        };
+        let b = build_with_env(
+            &tree(&pyc),
+            &EnvScan::default(),
+            &level2(2),
+            &Progress::hidden(),
+        );
+        let r = b.renamer().unwrap();
+        let name = b"fixtures/0001_initial.pyc-tpl";
+        let view = r.swap_content(name, &pyc).into_owned();
+        assert_eq!(&view[..4], &pyc[..4], "the magic stays");
+        assert_eq!(r.swap_content(name, &view), &pyc[..]);
+        for run in ["shelf", "ledger", "LoanLedger"] {
+            assert!(b.owned_runs.contains(run), "{run} is renamed");
+            assert!(
+                !view.windows(run.len()).any(|w| w == run.as_bytes()),
+                "{run} shows in the view of the byte code"
+            );
+        }
+        // Byte code a Python 3 interpreter may load keeps what it stores.
+        let b3 = build_with_env(
+            &tree(&py3),
+            &EnvScan::default(),
+            &level2(2),
+            &Progress::hidden(),
+        );
+        assert!(!b3.owned_runs.contains("shelf"));
+        let r3 = b3.renamer().unwrap();
+        assert_eq!(r3.swap_content(name, &py3), &py3[..]);
+    }
+
     /// A tree of these files (path, content), their directories listed.
     #[test]
     fn top_level_entries_setuptools_skips_keep_their_names_in_a_flat_layout() {

@@ -2472,3 +2472,55 @@ fn a_state_is_never_saved_before_the_blobs_it_names() {
     let name = saved["files"][0]["base_blob"].as_str().unwrap().to_string();
     assert_eq!(fs::read(blocker.join(name)).unwrap(), THREE_FUNCTIONS);
 }
+
+/// Python 2 byte code is the one content with a NUL byte that the renaming swaps
+/// (`rename::is_python2_bytecode`), so its view is not its bytes: writes and truncates go
+/// through the transform, the original receives original names, and the view reads back
+/// what was written (law 2).
+#[test]
+fn python2_byte_code_is_written_back_through_the_swap() {
+    use crate::transform::{rename::Renamer, Composite};
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    let stale = b"\x03\xf3\r\n\0\0\0\0c\0shelf.ledger\0";
+    write(&orig.join("old.pyc-tpl"), stale);
+    let r = Renamer::new([("shelf", "crate")], [], ["shelf"]).unwrap();
+    let t = Composite {
+        l2: Some(r),
+        l3: None,
+    };
+    let fs = ViewFs::new(
+        &orig,
+        &dir.path().join("s"),
+        Arc::new(t),
+        Options::default(),
+    )
+    .unwrap();
+    fs.set_watched();
+    let a = fs.lookup_path(Path::new("old.pyc-tpl")).unwrap();
+    let view = b"\x03\xf3\r\n\0\0\0\0c\0crate.ledger\0";
+    assert_eq!(fs.read_ino(a.ino, 0, 64).unwrap(), view);
+    fs.write_ino(a.ino, 10, b"crate").unwrap();
+    assert_eq!(fs.read_ino(a.ino, 0, 64).unwrap(), view);
+    assert_eq!(fs::read(orig.join("old.pyc-tpl")).unwrap(), stale);
+    fs.write_ino(a.ino, 16, b"shelf\0").unwrap();
+    let written = b"\x03\xf3\r\n\0\0\0\0c\0crate.shelf\0\0";
+    assert_eq!(fs.read_ino(a.ino, 0, 64).unwrap(), written, "law 2");
+    assert_eq!(
+        fs::read(orig.join("old.pyc-tpl")).unwrap(),
+        b"\x03\xf3\r\n\0\0\0\0c\0shelf.crate\0\0"
+    );
+    let to = |size| SetAttr {
+        size: Some(size),
+        ..Default::default()
+    };
+    fs.setattr(a.ino, to(15)).unwrap();
+    assert_eq!(
+        fs.read_ino(a.ino, 0, 64).unwrap(),
+        b"\x03\xf3\r\n\0\0\0\0c\0crate"
+    );
+    assert_eq!(
+        fs::read(orig.join("old.pyc-tpl")).unwrap(),
+        b"\x03\xf3\r\n\0\0\0\0c\0shelf"
+    );
+}

@@ -257,10 +257,12 @@ impl Transform for Composite {
         self.l3.is_some() && layout::is_python_name(orig_rel.as_os_str().as_encoded_bytes())
     }
 
-    /// Level 2 passes binary contents unchanged (`rename::file_kind`); Level 3 only touches
-    /// Python files, which are excluded here.
+    /// Level 2 passes binary contents unchanged (`rename::file_kind`), but for Python 2 byte
+    /// code, which it swaps (`rename::is_python2_bytecode`; excluded by name here); Level 3
+    /// only touches Python files, which are excluded here.
     fn passes_binary(&self, orig_rel: &Path) -> bool {
-        !self.base_matters(orig_rel)
+        let name = orig_rel.as_os_str().as_encoded_bytes();
+        !self.base_matters(orig_rel) && !rename::may_swap_binary(name)
     }
 
     fn remembers_state(&self) -> bool {

@@ -64,6 +64,9 @@ pub enum FileKind {
 /// translation off (which would write view names back into the original).
 pub fn file_kind(name: &[u8], content: &[u8]) -> FileKind {
     if content.contains(&0) {
+        if is_python2_bytecode(name, content) {
+            return FileKind::Text;
+        }
         return FileKind::Binary;
     }
     if name.ends_with(b".py") || name.ends_with(b".pyi") || name.ends_with(b".pyw") {
@@ -71,6 +74,30 @@ pub fn file_kind(name: &[u8], content: &[u8]) -> FileKind {
     } else {
         FileKind::Text
     }
+}
+
+/// Whether a file named as byte code (a `.pyc` or `.pyo` part in its name: `x.pyc`,
+/// `0001_initial.pyc-tpl`) holds Python 2 byte code: a magic number of 20000 or more (Python
+/// 1.5 to 2.7; Python 3's are 3000 to 3999) before `\r\n`. No Python 3 interpreter loads
+/// such a file (importlib reads its magic and refuses it), so the names stored in it are
+/// never looked up, and the view reads it as text: its runs are swapped like any text's, so
+/// it neither keeps names from being renamed nor shows the original ones (Django's test
+/// fixture of a stale `.pyc` had kept the package name `django`). The swap keeps the four
+/// bytes of the magic (at most two letters, shorter than any mapped token), so the kind is
+/// the same for a file and its image.
+pub fn is_python2_bytecode(name: &[u8], content: &[u8]) -> bool {
+    may_swap_binary(name)
+        && content.get(2..4) == Some(b"\r\n")
+        && content
+            .get(0..2)
+            .is_some_and(|m| u16::from_le_bytes([m[0], m[1]]) >= 20000)
+}
+
+/// Whether a file of this name may hold content the view swaps though it has a NUL byte
+/// (`is_python2_bytecode`), so that the filesystem must not take its view for its bytes.
+pub fn may_swap_binary(name: &[u8]) -> bool {
+    let base = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
+    base.windows(4).any(|w| w == b".pyc" || w == b".pyo")
 }
 
 impl Renamer {
@@ -996,6 +1023,23 @@ mod tests {
 
     pub(super) fn swap_py(r: &Renamer, s: &str) -> String {
         String::from_utf8(r.swap_content(b"m.py", s.as_bytes()).into_owned()).unwrap()
+    }
+
+    #[test]
+    fn python2_byte_code_is_read_as_text_and_other_binaries_are_not() {
+        let mut old = vec![0x03, 0xf3, b'\r', b'\n', 0, 0, 0, 0];
+        old.extend_from_slice(b"c\x00shelf.ledger");
+        assert_eq!(file_kind(b"a/0001_initial.pyc-tpl", &old), FileKind::Text);
+        assert_eq!(file_kind(b"old.pyo", &old), FileKind::Text);
+        // Named otherwise, or Python 3's magic (3413 is 3.8's), it is binary.
+        assert_eq!(file_kind(b"a/data.bin", &old), FileKind::Binary);
+        assert_eq!(file_kind(b"a.pyc/data.bin", &old), FileKind::Binary);
+        let mut new = old.clone();
+        new[0..2].copy_from_slice(&3413u16.to_le_bytes());
+        assert_eq!(file_kind(b"new.pyc", &new), FileKind::Binary);
+        assert_eq!(file_kind(b"short.pyc", b"\x03\xf3\x00"), FileKind::Binary);
+        assert!(may_swap_binary(b"x/0001_initial.pyc-tpl"));
+        assert!(!may_swap_binary(b"x.pyc/data.bin"));
     }
 
     #[test]
