@@ -735,3 +735,45 @@ proptest! {
         }
     }
 }
+
+/// Python 2 byte code, junk after the magic with NUL bytes in it.
+fn python2_byte_code(x: String, nul_at: usize) -> Vec<u8> {
+    let mut b = vec![0x03, 0xf3, b'\r', b'\n', 0];
+    let mut t = x.into_bytes();
+    t.insert(nul_at.min(t.len()), 0);
+    b.extend(t);
+    b
+}
+
+const STALE_PYC: &str = "fixtures/0001_initial.pyc-tpl";
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// The one content with NUL bytes that the swap changes (`rename::is_python2_bytecode`)
+    /// is an involution too, and keeps the magic that makes it that kind.
+    #[test]
+    fn python2_byte_code_is_an_involution(x in text(64), nul_at in 0usize..64) {
+        let b = python2_byte_code(x, nul_at);
+        check_involution(STALE_PYC, &b)?;
+        let once = swap(&renamer(), STALE_PYC, &b);
+        prop_assert_eq!(&once[..4], &b[..4]);
+    }
+}
+
+/// The byte-code generator is not vacuous: most of its inputs change.
+#[test]
+fn python2_byte_code_generator_changes_most_inputs() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let r = renamer();
+    let mut runner = TestRunner::deterministic();
+    let strat = (text(64), 0usize..64);
+    let mut changed = 0;
+    for _ in 0..100 {
+        let (x, at) = strat.new_tree(&mut runner).unwrap().current();
+        let b = python2_byte_code(x, at);
+        changed += usize::from(swap(&r, STALE_PYC, &b) != b);
+    }
+    assert!(changed >= 50, "{changed} of 100 changed");
+}
