@@ -72,6 +72,9 @@ pub enum FreezeReason {
     /// format `pem`, its curve `secp112r1`): the command lines it is given and the output
     /// compared are the program's words.
     Program,
+    /// A test module named after a module that keeps its name (`test_dates` beside `dates`):
+    /// renamed alone, its name would show which word stands for the module's.
+    Paired,
 }
 
 /// Sources a compiler reads (C and C++ sources and headers, Cython modules and
@@ -1040,7 +1043,42 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         f.frozen_runs.insert(run, FreezeReason::Dynamic);
     }
     freeze_joins_of_frozen_names(&mut f);
+    freeze_tests_of_kept_modules(input, &mut f);
     f
+}
+
+/// The module a test module is named after by the runners' convention (`test_dates`,
+/// `tests_dates`, `dates_test`, `dates_tests` for `dates`).
+fn tested_module(name: &str) -> Option<&str> {
+    let x = name
+        .strip_prefix("test_")
+        .or_else(|| name.strip_prefix("tests_"))
+        .or_else(|| name.strip_suffix("_test"))
+        .or_else(|| name.strip_suffix("_tests"))?;
+    (!x.is_empty()).then_some(x)
+}
+
+/// A test module named after a module of the tree that keeps its name keeps its own: the
+/// view would otherwise list `dates.py` and `test_ledger.py`, and the pair says that
+/// `ledger` stands for `dates` wherever else it is spelled (`format_ledger`). Only the test
+/// module's own run stays; the word is still mapped in every other name.
+fn freeze_tests_of_kept_modules(input: &PolicyInput<'_>, f: &mut Findings) {
+    let paired: Vec<String> = input
+        .tree_modules
+        .iter()
+        .filter(|m| f.owned_runs.contains(*m))
+        .filter(|m| {
+            tested_module(m)
+                .is_some_and(|x| input.tree_modules.contains(x) && !f.owned_runs.contains(x))
+        })
+        .cloned()
+        .collect();
+    for m in paired {
+        f.owned_runs.remove(&m);
+        f.local_runs.remove(&m);
+        f.frozen_runs.insert(m.clone(), FreezeReason::Paired);
+        f.frozen_owned.insert(m);
+    }
 }
 
 /// A private name held as a whole string (`"_prerelease"` in `__slots__`) or made a field

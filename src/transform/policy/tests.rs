@@ -194,6 +194,56 @@ fn words_of_locale_directories_stay() {
     assert!(f.owned_runs.contains("hant_names"));
 }
 
+/// A test module named after a module that keeps its name keeps its own (`test_dates`
+/// beside the outside-named `dates`), so the listing shows no pair of a word and its image;
+/// the word is still mapped elsewhere (`format_dates`), and a test module of a renamed
+/// module is renamed with it.
+#[test]
+fn test_modules_of_kept_modules_keep_their_names() {
+    let own = set(&["shop"]);
+    let modules = set(&[
+        "shop",
+        "tests",
+        "dates",
+        "test_dates",
+        "ledger",
+        "test_ledger",
+        "dates_tests",
+    ]);
+    let defined = set(&["format_dates", "post_ledger"]);
+    let env = set(&["dates"]);
+    let input = PolicyInput {
+        python: vec![
+            ("shop/dates.py", b"def format_dates():\n    pass\n"),
+            ("shop/ledger.py", b"def post_ledger():\n    pass\n"),
+            (
+                "tests/test_dates.py",
+                b"from shop.dates import format_dates\n",
+            ),
+            ("tests/dates_tests.py", b"from shop import dates\n"),
+            (
+                "tests/test_ledger.py",
+                b"from shop.ledger import post_ledger\n",
+            ),
+        ],
+        tree_modules: &modules,
+        env_names: &env,
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert!(
+        !f.owned_runs.contains("dates"),
+        "the test needs a kept module"
+    );
+    assert_eq!(f.frozen_runs.get("test_dates"), Some(&FreezeReason::Paired));
+    assert_eq!(
+        f.frozen_runs.get("dates_tests"),
+        Some(&FreezeReason::Paired)
+    );
+    assert!(f.owned_runs.contains("format_dates"));
+    assert!(f.owned_runs.contains("ledger") && f.owned_runs.contains("test_ledger"));
+}
+
 /// A key a TOML data file keeps stays in other data too: tomlkit's spec tests compare the
 /// parse of `bare_key = "value"` with a JSON file keyed `"bare_key"`. A key of the root's
 /// tool configuration is no such data (see `outside_names_used_only_as_locals_are_renamed`).
