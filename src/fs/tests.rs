@@ -23,6 +23,14 @@ fn write(p: &Path, b: &[u8]) {
     fs::write(p, b).unwrap();
 }
 
+/// A filesystem over `orig` with the transform `t`, whose original is watched (changes from
+/// outside arrive as events), as a mount sets it up.
+fn watched_fs(orig: &Path, state: &Path, t: impl Transform + 'static) -> ViewFs {
+    let fs = ViewFs::new(orig, state, Arc::new(t), Options::default()).unwrap();
+    fs.set_watched();
+    fs
+}
+
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let orig = dir.path().join("orig");
@@ -1916,8 +1924,7 @@ fn the_transform_state_is_saved_when_it_changes_and_only_then() {
         l2: None,
         l3: Some(LayoutStore::new(3)),
     };
-    let fs = ViewFs::new(&orig, &state, Arc::new(t), Options::default()).unwrap();
-    fs.set_watched();
+    let fs = watched_fs(&orig, &state, t);
     let snapshot = state.join(TRANSFORM_STATE_FILE);
     let stamp = || {
         fs::metadata(&snapshot)
@@ -2145,14 +2152,7 @@ fn binary_python_files_shown_as_their_bytes_are_written_in_place() {
         }
         seed += 1;
     };
-    let fs = ViewFs::new(
-        &orig,
-        &dir.path().join("s"),
-        Arc::new(t),
-        Options::default(),
-    )
-    .unwrap();
-    fs.set_watched();
+    let fs = watched_fs(&orig, &dir.path().join("s"), t);
     let j = fs.lookup_path(Path::new("junk.py")).unwrap();
     let ino = fs::metadata(orig.join("junk.py")).unwrap().ino();
     fs.write_ino(j.ino, 7, b"\0X").unwrap();
@@ -2489,14 +2489,7 @@ fn python2_byte_code_is_written_back_through_the_swap() {
         l2: Some(r),
         l3: None,
     };
-    let fs = ViewFs::new(
-        &orig,
-        &dir.path().join("s"),
-        Arc::new(t),
-        Options::default(),
-    )
-    .unwrap();
-    fs.set_watched();
+    let fs = watched_fs(&orig, &dir.path().join("s"), t);
     let a = fs.lookup_path(Path::new("old.pyc-tpl")).unwrap();
     let view = b"\x03\xf3\r\n\0\0\0\0c\0crate.ledger\0";
     assert_eq!(fs.read_ino(a.ino, 0, 64).unwrap(), view);
