@@ -97,7 +97,11 @@ pub fn is_python2_bytecode(name: &[u8], content: &[u8]) -> bool {
 /// (`is_python2_bytecode`), so that the filesystem must not take its view for its bytes.
 pub fn may_swap_binary(name: &[u8]) -> bool {
     let base = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
-    base.windows(4).any(|w| w == b".pyc" || w == b".pyo")
+    (0..base.len()).any(|i| {
+        let part = &base[i..];
+        (part.starts_with(b".pyc") || part.starts_with(b".pyo"))
+            && !part.get(4).is_some_and(u8::is_ascii_alphanumeric)
+    })
 }
 
 impl Renamer {
@@ -1039,7 +1043,10 @@ mod tests {
         assert_eq!(file_kind(b"new.pyc", &new), FileKind::Binary);
         assert_eq!(file_kind(b"short.pyc", b"\x03\xf3\x00"), FileKind::Binary);
         assert!(may_swap_binary(b"x/0001_initial.pyc-tpl"));
+        assert!(may_swap_binary(b"old.pyc.bak"));
         assert!(!may_swap_binary(b"x.pyc/data.bin"));
+        assert!(!may_swap_binary(b"setup.pyconfig"));
+        assert_eq!(file_kind(b"setup.pyconfig", &old), FileKind::Binary);
     }
 
     #[test]
