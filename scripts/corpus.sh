@@ -302,8 +302,12 @@ run_side() {
             --maxfail=1000000000
             --junitxml="$RES/$side.xml" $sargs ${args[@]+"${args[@]}"})
     fi
+    # A user cache directory of its own for each run: pint keeps parsed definitions in
+    # `~/.cache/<package>`, and a view read the pickles a run of another map had left there.
+    rm -rf "$RES/cache-$side"
     (cd "$DIR/$side" && env PYTHONPATH="$DIR/$side/$sroot" PYTHONDONTWRITEBYTECODE=1 \
         PYTHONHASHSEED=0 HYPOTHESIS_STORAGE_DIRECTORY="$RES/hypothesis-$side" \
+        XDG_CACHE_HOME="$RES/cache-$side" \
         unshare -n sh -c 'ip link set lo up 2>/dev/null; exec timeout "$0" "$@"' "$TEST_TIMEOUT" "${cmd[@]}") \
         >"$RES/$side.log" 2>&1
     rc=$?
