@@ -635,6 +635,66 @@ fn header_refs(ctx: &Ctx, def: Node, refs: &mut BTreeSet<String>, defs: &mut BTr
                 collect_deftime(ctx, x, refs, defs);
             }
         }
+        add_bodies_of_local_functions(ctx, def, refs);
+    }
+}
+
+/// A function defined in a class body runs while the class is defined when the body names
+/// it (pygments's `KconfigLexer` builds `tokens = {'indent7': do_indent(7), ...}` with helpers
+/// of its own body that call the module's `_rx_indent`): the whole text of such a function
+/// is read then, and of the body functions it names in turn. Naming is enough (a function
+/// passed to `property` is not called, but telling the two apart is not worth a missed call).
+/// Nested class bodies run with the class, so their functions count too. Iterative: no
+/// recursion on the depth of the input.
+fn add_bodies_of_local_functions(ctx: &Ctx, class: Node, refs: &mut BTreeSet<String>) {
+    let mut local: HashMap<String, Node> = HashMap::new();
+    let mut classes = vec![class];
+    while let Some(c) = classes.pop() {
+        let Some(body) = c.child_by_field_name("body") else {
+            continue;
+        };
+        let mut cur = body.walk();
+        for stmt in body.named_children(&mut cur) {
+            let d = if stmt.kind() == "decorated_definition" {
+                stmt.child_by_field_name("definition").unwrap_or(stmt)
+            } else {
+                stmt
+            };
+            match d.kind() {
+                "function_definition" => {
+                    if let Some(n) = d.child_by_field_name("name") {
+                        local.entry(ctx.node_text(n)).or_insert(d);
+                    }
+                }
+                "class_definition" => classes.push(d),
+                _ => {}
+            }
+        }
+    }
+    if local.is_empty() {
+        return;
+    }
+    let mut queue: Vec<String> = refs
+        .iter()
+        .filter(|r| local.contains_key(r.as_str()))
+        .cloned()
+        .collect();
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    while let Some(name) = queue.pop() {
+        let Some(&f) = local.get(&name) else {
+            continue;
+        };
+        if !done.insert(name) {
+            continue;
+        }
+        let mut read = BTreeSet::new();
+        collect_identifiers(ctx, f, &mut read);
+        for r in read {
+            if local.contains_key(&r) && !done.contains(&r) {
+                queue.push(r.clone());
+            }
+            refs.insert(r);
+        }
     }
 }
 
@@ -939,6 +999,20 @@ mod tests {
         assert_eq!(constraints(&run_of(eager)), vec![(0, 1)]);
         let lazy = "from __future__ import annotations\n\nclass A:\n    pass\n\ndef f(a: A) -> A:\n    pass\n";
         assert!(constraints(&run_of(lazy)).is_empty());
+    }
+
+    /// A class body that calls a function of its own body, which reads a module function,
+    /// needs that module function first (law 6; pygments's `KconfigLexer` and `_rx_indent`
+    /// had been swapped, and the module raised `NameError` at import).
+    #[test]
+    fn functions_of_a_class_body_called_by_it_bring_their_body() {
+        let src = "import x\n\ndef _rx(level):\n    return level\n\nclass Lexer:\n    def call(level):\n        return indent(level)\n\n    def indent(level):\n        return _rx(level)\n\n    tokens = {'a': call(7)}\n\ndef free():\n    pass\n";
+        let c = constraints(&run_of(src));
+        assert!(c.contains(&(0, 1)), "{c:?}");
+        assert!(!c.iter().any(|&(a, b)| a == 2 || b == 2), "{c:?}");
+        // Not named by the body: its functions are not run when the class is defined.
+        let quiet = "import x\n\ndef _rx(level):\n    return level\n\nclass Lexer:\n    def call(self):\n        return _rx(self)\n\n    tokens = {'a': 7}\n";
+        assert!(constraints(&run_of(quiet)).is_empty());
     }
 
     #[test]
