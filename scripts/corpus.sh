@@ -236,6 +236,12 @@ PROJECTS=(
     "held|python-gettext|5.0|pytest|src|pythongettext|src/pythongettext/tests|$PYTEST|"
     "held|feedgenerator|2.1.0|pytest|.|feedgenerator|tests|$PYTEST pytz==2024.2 pytest-cov==5.0.0|"
     "held|mccabe|0.7.0|pytest|.|mccabe|test_mccabe.py|$PYTEST hypothesis==6.112.1 hypothesmith==0.3.3|"
+    "held|wheel|0.45.1|pytest|src|wheel|tests|$PYTEST setuptools==75.1.0|"
+    "held|pygments|2.18.0|pytest|.|pygments|tests|$PYTEST|"
+    "held|structlog|24.4.0|pytest|src|structlog|tests|$PYTEST freezegun==1.5.1 pretend==1.0.9 pytest-asyncio==0.24.0 simplejson==3.19.3||yes"
+    "held|deepdiff|8.0.1|pytest|.|deepdiff|tests|$PYTEST orderly-set==5.2.2 jsonpickle==3.2.1 python-dateutil==2.9.0.post0 numpy==2.1.2 click==8.1.7 pyyaml==6.0.2 tomli-w==1.0.0|"
+    "held|pyte|0.8.2|pytest|.|pyte|tests|$PYTEST wcwidth==0.2.13|"
+    "held|loguru|0.7.2|pytest|.|loguru|tests|$PYTEST freezegun==1.5.1 colorama==0.4.6|"
 )
 
 mkdir -p "$WORK/cache"
