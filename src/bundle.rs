@@ -113,6 +113,10 @@ pub struct Bundle {
     /// (`policy::Findings::ordered`).
     #[serde(default)]
     pub ordered: BTreeSet<String>,
+    /// Original paths of Python files that Level 3 shows in their own order, because a file
+    /// of the tree records their line numbers (`transform::pinned`).
+    #[serde(default)]
+    pub pinned: BTreeSet<String>,
 }
 
 /// The options a command asks of a view, as far as they were given (`None`: not given).
@@ -676,6 +680,7 @@ pub fn build_with_env(
             FileKind::Binary => binary.push(f.content.as_slice()),
         }
     }
+    let python_paths: Vec<&str> = python.iter().map(|(p, _)| *p).collect();
     let mut env_names = reachable_env_names(env, &python, &own, &tmods, &env_modules);
     // Module names the environment provides stay too: code names them in strings
     // (`importorskip("tomllib")`, `import_module("json")`).
@@ -777,6 +782,10 @@ pub fn build_with_env(
     tracing::info!(elapsed = ?t.elapsed(), "words drawn");
     let extensions = tree_extensions(tree);
     let path_stems = tree_path_stems(tree);
+    let pinned = crate::transform::pinned::recorded_files(
+        &python_paths,
+        tree.files.iter().map(|f| f.content.as_slice()),
+    );
     keep_sibling_order(
         order_groups(tree, listed),
         &found,
@@ -838,6 +847,7 @@ pub fn build_with_env(
         freeze: opts.freeze.clone(),
         rename_pure_locals: opts.rename_pure_locals,
         ordered: found.ordered,
+        pinned,
     }
 }
 
@@ -1841,6 +1851,46 @@ mod tests {
     /// stale `.pyc`) is never loaded by a Python 3 interpreter: it keeps no name from being
     /// renamed, and its view shows none of the original names (law 7), its magic intact and
     /// its bytes given back exactly (law 3).
+    /// A script whose traceback the tree keeps as an expected output (loguru compares
+    /// `File "tests/source/crash.py", line 9, in b` with what the script prints) is shown in
+    /// its own order by Level 3; the same text under a name nothing records still moves.
+    #[test]
+    fn scripts_whose_lines_the_tree_records_keep_their_order() {
+        let script: &[u8] = b"import sys\n\n\ndef alpha():\n    return 1\n\n\ndef beta():\n    return 2\n\n\ndef gamma():\n    return 3\n\n\ndef delta():\n    return 4\n";
+        let expected: &[u8] =
+            b"Traceback (most recent call last):\n  File \"tests/source/crash.py\", line 9, in beta\n";
+        let file = |rel: &str, content: &[u8]| TreeFile {
+            rel: PathBuf::from(rel),
+            content: content.to_vec(),
+        };
+        let tree = Tree {
+            files: vec![
+                file("tests/output/crash.txt", expected),
+                file("tests/source/crash.py", script),
+                file("tests/source/quiet.py", script),
+            ],
+            dirs: ["tests", "tests/output", "tests/source"]
+                .map(PathBuf::from)
+                .to_vec(),
+            generated: vec![],
+        };
+        let mut opts = level2(4);
+        opts.levels = vec![2, 3];
+        let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
+        assert_eq!(b.pinned, set(&["tests/source/crash.py"]));
+        let seed = (0..64)
+            .find(|&s| {
+                crate::transform::layout::LayoutStore::new(s)
+                    .to_view(b"tests/source/quiet.py", script)
+                    != script
+            })
+            .expect("some seed reorders four functions");
+        let store = crate::transform::layout::LayoutStore::new(seed)
+            .keeping_lines_of(b.pinned.iter().cloned());
+        assert_eq!(store.to_view(b"tests/source/crash.py", script), script);
+        assert_ne!(store.to_view(b"tests/source/quiet.py", script), script);
+    }
+
     #[test]
     fn python2_byte_code_freezes_nothing_and_shows_no_original_name() {
         let py = b"from shelf.ledger import LoanLedger\n";

@@ -394,7 +394,8 @@ fn transform_sharing(
                 Some(st) => LayoutStore::from_state(st, &blob),
                 None => LayoutStore::new(b.seed),
             }
-            .keeping_order_of(b.ordered.clone());
+            .keeping_order_of(b.ordered.clone())
+            .keeping_lines_of(b.pinned.iter().cloned());
             match plans {
                 Some(p) => store.sharing_plans(p),
                 None => store,

@@ -323,6 +323,9 @@ pub struct LayoutStore {
     /// Names whose definitions keep their relative order (`reorder::seeded_order`); from
     /// the bundle, so not part of the saved state.
     ordered: BTreeSet<String>,
+    /// Original paths of files shown in their own order (`pinned::recorded_files`); from
+    /// the bundle too.
+    pinned: BTreeSet<Vec<u8>>,
     files: Mutex<Files>,
     /// Fresh plans, shared with other stores of the same seed and `ordered` (`sharing_plans`).
     plans: Option<PlanCache>,
@@ -385,6 +388,7 @@ impl LayoutStore {
         LayoutStore {
             seed,
             ordered: BTreeSet::new(),
+            pinned: BTreeSet::new(),
             files: Mutex::new(Files::default()),
             plans: None,
         }
@@ -402,6 +406,13 @@ impl LayoutStore {
         self
     }
 
+    /// The store, showing the files at `pinned` (original paths, the bundle's `pinned`) in
+    /// their own order: the tree records their line numbers.
+    pub fn keeping_lines_of(mut self, pinned: impl IntoIterator<Item = String>) -> LayoutStore {
+        self.pinned = pinned.into_iter().map(String::into_bytes).collect();
+        self
+    }
+
     /// The store, taking fresh plans from `cache` and adding its own to it; every store
     /// sharing one cache must have the same seed and `ordered` (see `PlanCache`).
     pub fn sharing_plans(mut self, cache: PlanCache) -> LayoutStore {
@@ -411,6 +422,9 @@ impl LayoutStore {
 
     /// `plan` of `original` (whose digest is `hash`), from the shared cache when it has it.
     fn plan_of(&self, path: &[u8], original: &[u8], hash: &str) -> Layout {
+        if self.pinned.contains(path) {
+            return Layout::identity(split_lines(original).len());
+        }
         if let Some(cache) = &self.plans {
             if let Some((h, l)) = cache.lock().get(path) {
                 if h == hash {
@@ -467,6 +481,7 @@ impl LayoutStore {
         LayoutStore {
             seed: state.seed,
             ordered: BTreeSet::new(),
+            pinned: BTreeSet::new(),
             files: Mutex::new(Files {
                 map: files,
                 changed: BTreeSet::new(),

@@ -16,6 +16,7 @@ pub mod lines;
 pub mod listed;
 pub mod order;
 pub mod patterns;
+pub mod pinned;
 pub mod policy;
 pub mod programs;
 pub mod rename;
