@@ -1094,3 +1094,48 @@ class Containers(HasTraits):
     );
     assert_eq!(f.frozen_tokens.get("default"), Some(&FreezeReason::Dynamic));
 }
+
+/// A name made of one letter and a name that stays, where the code joins that letter to a
+/// run-time part, stays too: structlog builds the async twin of each level method as
+/// `meths[f"a{name}"]` from `"error"` (an outside name) and then reads `meths["aerror"]`.
+/// The view had renamed `aerror` and no module imported. A twin of a renamed name, and a
+/// run whose first letter no string joins, are renamed.
+#[test]
+fn one_letter_joined_to_a_name_that_stays_stays() {
+    let src: &[u8] = br#"
+class Logger:
+    def error(self): pass
+    async def aerror(self): pass
+    def cake(self): pass
+    async def acake(self): pass
+    def berror(self): pass
+def make(names):
+    meths = {}
+    for name in names:
+        meths[f"a{name}"] = name
+    meths["fatal"] = meths["error"]
+    meths["afatal"] = meths["aerror"]
+    return meths
+"#;
+    let defined = set(&[
+        "Logger", "error", "aerror", "cake", "acake", "berror", "make", "names", "meths", "name",
+        "afatal",
+    ]);
+    let env = set(&["error", "fatal"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    for run in ["aerror", "afatal"] {
+        assert_eq!(
+            f.frozen_runs.get(run),
+            Some(&FreezeReason::Dynamic),
+            "{run}: {:?}",
+            f.owned_runs
+        );
+    }
+    assert!(f.owned_runs.contains("acake"), "{:?}", f.frozen_runs);
+    assert!(f.owned_runs.contains("berror"), "{:?}", f.frozen_runs);
+    assert_eq!(
+        joined_letters(br#"a = f"a{x}" + "b%s" % y + 'c' + z + "d{}".format(w) + "ef{x}" + "g""#),
+        [b'a', b'b', b'c', b'd'].into_iter().collect()
+    );
+}

@@ -715,6 +715,46 @@ pub(super) fn replaced_twin_of_frozen(
     })
 }
 
+/// The lower-case letters a file's strings join directly to a run-time part as a prefix:
+/// `f"a{name}"`, `"a{}".format(name)`, `"a%s" % name`, `"a" + name`. structlog makes the
+/// async twin of each level method as `f"a{name}"` (`aerror` of `error`). One letter is too
+/// short for a family of its own (`Fragment` wants two), so such a prefix only ties a name
+/// to its rest when the rest stays (`letter_twin_of_frozen`).
+pub(super) fn joined_letters(src: &[u8]) -> BTreeSet<u8> {
+    static RE: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r#"(?:^|[^A-Za-z0-9_"'])[fFrR]{0,2}(?:"([a-z])(?:\{|%[sr]|"[ \t]*\+)|'([a-z])(?:\{|%[sr]|'[ \t]*\+))"#,
+        )
+        .expect("a valid pattern")
+    });
+    RE.captures_iter(src)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.as_bytes()[0]))
+        .collect()
+}
+
+/// Whether `run` is one of `letters` followed by a name that stays and that the repository
+/// spells somewhere, in code or data (`aerror`, with `error` an outside name and a string
+/// key): the program builds the run from that name at run time.
+pub(super) fn letter_twin_of_frozen(
+    run: &str,
+    letters: &BTreeSet<u8>,
+    all_runs: &HashSet<&str>,
+    input: &PolicyInput<'_>,
+    f: &Findings,
+) -> bool {
+    let Some((&first, _)) = run.as_bytes().split_first() else {
+        return false;
+    };
+    if !letters.contains(&first) {
+        return false;
+    }
+    let rest = &run[1..];
+    rest.len() >= 2
+        && rest.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+        && all_runs.contains(rest)
+        && freeze_reason(rest, input, f).is_some_and(|r| r != FreezeReason::Short)
+}
+
 /// Whether the data a single-word run-time part comes from is swapped by the renamer: the
 /// part as written, or in lower case, which a program capitalises into a class name
 /// (jsonschema names each validator class `f"{version.title()}Validator"` from

@@ -1001,6 +1001,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    let letters: BTreeSet<u8> = input
+        .python
+        .iter()
+        .flat_map(|(_, src)| families::joined_letters(src))
+        .collect();
     loop {
         let names = ClassNames::new(&f, &class_families);
         // In parallel: each run is decided on the findings as they stand, and collected in
@@ -1015,6 +1020,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                     || names.parts_with_frozen(r, &class_families)
                     || private_twin_of_frozen(r, &whole_strings, input.fields, &f)
                     || replaced_twin_of_frozen(r, &replace_pairs, input, &f)
+                    || families::letter_twin_of_frozen(r, &letters, &all_runs, input, &f)
             })
             .cloned()
             .collect();
