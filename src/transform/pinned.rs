@@ -9,6 +9,9 @@
 //! `PATH:N` (pytest's `path.py:12: in f`, a linter's `path.py:3:1: E101`); colours of a
 //! terminal (`\x1b[32m`...) are read past, as in a coloured traceback.
 //!
+//! A gettext catalog's reference comments (`#: pkg/views.py:42`) are not read: no program
+//! compares them (`msgfmt` drops them), and Django's catalogs name 86 of its modules so.
+//!
 //! A recorded path is matched against the tree by its last components, so a path recorded
 //! from another working directory or as an absolute path still finds its file; a bare file
 //! name matches only when one file of the tree has it (`__init__.py:3` names no file in
@@ -52,7 +55,7 @@ pub fn recorded_files<'a>(
         let found = TRACEBACK
             .captures_iter(bytes)
             .chain(COMPILER.captures_iter(bytes));
-        for c in found {
+        for c in found.filter(|c| !in_reference_comment(bytes, c.get(0).map_or(0, |m| m.start()))) {
             let Some(Ok(recorded)) = c.get(1).map(|m| std::str::from_utf8(m.as_bytes())) else {
                 continue;
             };
@@ -77,6 +80,15 @@ pub fn recorded_files<'a>(
         }
     }
     out
+}
+
+/// Whether the match at `at` is on a gettext reference line (`#: ...`).
+fn in_reference_comment(bytes: &[u8], at: usize) -> bool {
+    let start = bytes[..at.min(bytes.len())]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    bytes[start..].starts_with(b"#:")
 }
 
 fn components(p: &str) -> impl Iterator<Item = &str> {
@@ -141,6 +153,12 @@ mod tests {
         // A path without a line number, or a number that is no line, pins nothing.
         assert!(pinned(&["see pkg/core.py for details\n", "pkg/core.py: ok\n"]).is_empty());
         assert!(pinned(&["File \"pkg/core.py\", in f\n"]).is_empty());
+    }
+
+    #[test]
+    fn gettext_references_pin_nothing() {
+        let po = "#: pkg/core.py:14 pkg/core.py:20\nmsgid \"Hello\"\nmsgstr \"Hallo\"\n";
+        assert!(pinned(&[po]).is_empty());
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! - Every definition-time dependency between units of a run keeps its direction (law 6):
 //!   names read by decorators, defaults, annotations (unless `from __future__ import
 //!   annotations`), bases, keywords and class bodies; functions those expressions call (their
-//!   whole text counts); redefinitions of a name; decorators that share a registry-like name.
+//!   whole text counts), the class body's own functions included; redefinitions of a name;
+//!   decorators that share a registry-like name.
 //! - Anything unusual (syntax error, invalid UTF-8, a NUL byte, units sharing a line with other
 //!   code, a unit holding the last line of a file without a final newline, an encoding cookie
 //!   among attached comments) makes the affected units stay in place. Nothing panics on any

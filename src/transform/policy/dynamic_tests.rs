@@ -1134,8 +1134,13 @@ def make(names):
     }
     assert!(f.owned_runs.contains("acake"), "{:?}", f.frozen_runs);
     assert!(f.owned_runs.contains("berror"), "{:?}", f.frozen_runs);
+    let src: &[u8] = br#"
+m[f"a{x}"] = getattr(o, "b%s" % y)
+n = getattr(o, 'c' + z) or m["d{}".format(w)] or m[f"e{x}_"] or m[f"ef{x}"]
+p = dict(slug="h%s" % i, key="i" + s[1:], other=m[f"j{x.y}"])
+"#;
     assert_eq!(
-        joined_letters(br#"a = f"a{x}" + "b%s" % y + 'c' + z + "d{}".format(w) + "ef{x}" + "g""#),
+        letters_in_runs(src, &lexer::python_runs(src)),
         [b'a', b'b', b'c', b'd'].into_iter().collect()
     );
 }

@@ -715,21 +715,73 @@ pub(super) fn replaced_twin_of_frozen(
     })
 }
 
-/// The lower-case letters a file's strings join directly to a run-time part as a prefix:
-/// `f"a{name}"`, `"a{}".format(name)`, `"a%s" % name`, `"a" + name`. structlog makes the
-/// async twin of each level method as `f"a{name}"` (`aerror` of `error`). One letter is too
-/// short for a family of its own (`Fragment` wants two), so such a prefix only ties a name
-/// to its rest when the rest stays (`letter_twin_of_frozen`).
-pub(super) fn joined_letters(src: &[u8]) -> BTreeSet<u8> {
-    static RE: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
-        regex::bytes::Regex::new(
-            r#"(?:^|[^A-Za-z0-9_"'])[fFrR]{0,2}(?:"([a-z])(?:\{|%[sr]|"[ \t]*\+)|'([a-z])(?:\{|%[sr]|'[ \t]*\+))"#,
-        )
-        .expect("a valid pattern")
-    });
-    RE.captures_iter(src)
-        .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.as_bytes()[0]))
-        .collect()
+/// The lower-case letters a file joins to one run-time part to make a name it looks up: a
+/// literal that is only the letter and one field (`f"a{name}"`, `"a{}".format(name)`,
+/// `"a%s" % name`, `"a" + name`), used as a subscript (`meths[f"a{name}"]`) or as the name
+/// given to `getattr`, `setattr`, `hasattr` or `delattr`. structlog makes the async twin of
+/// each level method as `meths[f"a{name}"]` (`aerror` of `error`). One letter is too short
+/// for a family of its own (`Fragment` wants two), so such a prefix only ties a name to its
+/// rest when the rest stays (`letter_twin_of_frozen`); and a literal used otherwise
+/// (`slug="a%s" % i`, `"a" + s[1:]`) names nothing.
+pub(super) fn letters_in_runs(src: &[u8], runs: &[lexer::Run]) -> BTreeSet<u8> {
+    let mut out = BTreeSet::new();
+    for r in runs {
+        if r.class != Class::String || r.end != r.start + 1 || !src[r.start].is_ascii_lowercase() {
+            continue;
+        }
+        // The literal's first character: the letter is the fixed start of the names.
+        let Some(open) = r.start.checked_sub(1) else {
+            continue;
+        };
+        let quote = src[open];
+        if !matches!(quote, b'"' | b'\'') {
+            continue;
+        }
+        let rest = &src[r.end..];
+        let field_then_close = |n: usize| rest.get(n) == Some(&quote);
+        let one_field = match rest.first() {
+            Some(b'{') => rest
+                .iter()
+                .take(64)
+                .position(|&b| b == b'}')
+                .is_some_and(|k| {
+                    rest[1..k]
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+                        && field_then_close(k + 1)
+                }),
+            Some(b'%') => matches!(rest.get(1), Some(b's' | b'r')) && field_then_close(2),
+            Some(&q) if q == quote => next_code_byte(src, r.end + 1) == Some(b'+'),
+            _ => false,
+        };
+        if one_field && looked_up(src, open) {
+            out.insert(src[r.start]);
+        }
+    }
+    out
+}
+
+/// Whether the literal whose opening quote is at `quote` is a subscript (`d[f"a{x}"]`) or
+/// the second argument of `getattr`, `setattr`, `hasattr` or `delattr` on its line.
+fn looked_up(src: &[u8], quote: usize) -> bool {
+    let i = literal_start(src, quote);
+    let Some(before) = prev_code_byte(src, quote) else {
+        return false;
+    };
+    match before {
+        b'[' => true,
+        b',' => {
+            let line_start = src[..i]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |k| k + 1);
+            let line = &src[line_start..i];
+            [&b"getattr("[..], b"setattr(", b"hasattr(", b"delattr("]
+                .iter()
+                .any(|f| line.windows(f.len()).any(|w| w == *f))
+        }
+        _ => false,
+    }
 }
 
 /// Whether `run` is one of `letters` followed by a name that stays and that the repository

@@ -281,6 +281,8 @@ struct FileFacts<'a> {
     /// `written_module`).
     module_files: HashSet<&'a str>,
     fragments: Vec<Fragment>,
+    /// Letters the file's strings join to a run-time part (`families::letters_in_runs`).
+    joined_letters: BTreeSet<u8>,
     /// Lists whose items the file joins into names, with the separator (`listed_joins`).
     joined_lists: BTreeSet<(String, String)>,
     /// Distinct runs of any class, and of code.
@@ -331,6 +333,7 @@ impl<'a> FileFacts<'a> {
         }
         self.frozen_imports.append(&mut other.frozen_imports);
         self.fragments.append(&mut other.fragments);
+        self.joined_letters.append(&mut other.joined_letters);
         self.joined_lists.append(&mut other.joined_lists);
         union(&mut self.runs, &mut other.runs);
         union(&mut self.code_runs, &mut other.code_runs);
@@ -428,6 +431,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         frozen_imports: Vec::new(),
         module_files: HashSet::new(),
         fragments,
+        joined_letters: families::letters_in_runs(src, &runs),
         joined_lists: listed_joins::joined_lists(src),
         runs: HashSet::new(),
         code_runs: HashSet::new(),
@@ -1001,11 +1005,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let letters: BTreeSet<u8> = input
-        .python
-        .iter()
-        .flat_map(|(_, src)| families::joined_letters(src))
-        .collect();
+    let letters = std::mem::take(&mut facts.joined_letters);
     loop {
         let names = ClassNames::new(&f, &class_families);
         // In parallel: each run is decided on the findings as they stand, and collected in
