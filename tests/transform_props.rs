@@ -129,6 +129,11 @@ const TEXT_FRAGS: &[&str] = &[
     "\\u",
     "\\N{",
     "\\0",
+    // Terminal colours end before a word (`lexer::ends_colour`).
+    "\u{1b}[",
+    "\\033[",
+    "1;32m",
+    "0m",
     "\\\\",
     "f",
     "rb",

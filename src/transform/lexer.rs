@@ -49,7 +49,7 @@ pub struct Run {
 pub(crate) fn is_word_at(s: &[u8], i: usize) -> bool {
     let b = s[i];
     if b < 0x80 {
-        return b.is_ascii_alphanumeric() || b == b'_';
+        return (b.is_ascii_alphanumeric() || b == b'_') && !(b == b'm' && ends_colour(s, i));
     }
     // The start of the character this byte belongs to: at most three continuation bytes back.
     let mut start = i;
@@ -75,6 +75,19 @@ pub(crate) fn is_word_at(s: &[u8], i: usize) -> bool {
         Some(c) => !is_boundary_char(c),
         None => true,
     }
+}
+
+/// Whether the `m` at `i` ends a terminal colour (`ESC [ 1 ; 32 m`, or the same with the
+/// escape spelled `\033` in source): coloured text (`\x1b[1mname.py\x1b[0m` in a test's
+/// expected output) then holds the word `name` after it, instead of the word `1mname`, which
+/// is no run. The bytes read are the escape, `[`, digits and `;`: never part of a run, so the
+/// answer is the same before and after a swap (law 3).
+fn ends_colour(s: &[u8], i: usize) -> bool {
+    let mut j = i;
+    while j > 0 && i - j < 32 && (s[j - 1].is_ascii_digit() || s[j - 1] == b';') {
+        j -= 1;
+    }
+    j >= 2 && s[j - 1] == b'[' && (s[j - 2] == 0x1b || s[..j - 1].ends_with(b"\\033"))
 }
 
 /// Non-ASCII characters that separate words: spaces, punctuation and symbols of the Latin-1
@@ -449,6 +462,23 @@ fn comment(s: &[u8], mut i: usize, out: &mut impl FnMut(Event)) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn terminal_colours_end_before_a_word() {
+        let runs = |s: &[u8]| -> Vec<String> {
+            python_runs(s)
+                .iter()
+                .map(|r| String::from_utf8_lossy(&s[r.start..r.end]).into_owned())
+                .collect()
+        };
+        assert_eq!(
+            runs(b"x = '\x1b[32m\x1b[1mname.py\x1b[0m'\n"),
+            vec!["x", "name", "py"]
+        );
+        assert_eq!(runs(b"x = '\\033[1;33mname'\n"), vec!["x", "name"]);
+        // No escape before the bracket: `1mname` is one word, no run.
+        assert_eq!(runs(b"x = '[1mname'\n"), vec!["x"]);
+    }
+
     #[test]
     fn non_ascii_punctuation_ends_a_word_letters_do_not() {
         let s = "six\u{2019}s caf\u{e9} na\u{ef}ve a\u{2014}b x\u{a0}y \u{ff}";
