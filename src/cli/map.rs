@@ -151,6 +151,8 @@ pub fn map(args: &MapArgs) -> Result<(), CliError> {
             .filter(|f| {
                 crate::transform::layout::is_python_name(f.rel.as_os_str().as_encoded_bytes())
             })
+            // Shown in their own order (`transform::pinned`): nothing of theirs moves.
+            .filter(|f| !f.rel.to_str().is_some_and(|p| bundle.pinned.contains(p)))
             .map(|f| {
                 let l = crate::transform::layout::plan(
                     f.rel.as_os_str().as_encoded_bytes(),
