@@ -12,10 +12,12 @@
 //! A gettext catalog's reference comments (`#: pkg/views.py:42`) are not read: no program
 //! compares them (`msgfmt` drops them), and Django's catalogs name 86 of its modules so.
 //!
-//! A recorded path is matched against the tree by its last components, so a path recorded
-//! from another working directory or as an absolute path still finds its file; a bare file
-//! name matches only when one file of the tree has it (`__init__.py:3` names no file in
-//! particular). Pinning more than needed only means less reordering.
+//! A recorded path is matched against the tree by its last components: the file name and
+//! its directory (or the whole tree path, for a file at the top), so a path recorded from
+//! another working directory or installed elsewhere (`/usr/lib/python/somelib/__init__.py`
+//! for the tree's `tests/source/usersite/somelib/__init__.py`) still finds its file; a bare
+//! file name matches only when one file of the tree has it (`__init__.py:3` names no file
+//! in particular). Pinning more than needed only means less reordering.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
@@ -72,8 +74,13 @@ pub fn recorded_files<'a>(
             }
             for p in candidates {
                 let tree: Vec<&str> = components(p).collect();
-                let k = tree.len().min(recorded.len());
-                if tree[tree.len() - k..] == recorded[recorded.len() - k..] {
+                let common = tree
+                    .iter()
+                    .rev()
+                    .zip(recorded.iter().rev())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                if common >= 2 || common == tree.len() {
                     out.insert(p.to_string());
                 }
             }
@@ -131,6 +138,8 @@ mod tests {
             pinned(&[abs]),
             vec!["tests/exceptions/source/other/chained.py"]
         );
+        let elsewhere = "  File \"/usr/lib/python/sub/__init__.py\", line 3, in f\n";
+        assert_eq!(pinned(&[elsewhere]), vec!["pkg/sub/__init__.py"]);
         let rel = "  File \"source/backtrace/chained.py\", line 3, in <module>\n";
         assert_eq!(
             pinned(&[rel]),
