@@ -242,6 +242,11 @@ PROJECTS=(
     "held|deepdiff|8.0.1|pytest|.|deepdiff|tests|$PYTEST orderly-set==5.2.2 jsonpickle==3.2.1 python-dateutil==2.9.0.post0 numpy==2.1.2 click==8.1.7 pyyaml==6.0.2 tomli-w==1.0.0|"
     "held|pyte|0.8.2|pytest|.|pyte|tests|$PYTEST wcwidth==0.2.13|"
     "held|loguru|0.7.2|pytest|.|loguru|tests|$PYTEST freezegun==1.5.1 colorama==0.4.6|"
+    "held|mock|5.1.0|pytest|.|mock|mock/tests|$PYTEST|"
+    "held|typeguard|4.3.0|pytest|src|typeguard|tests|$PYTEST typing_extensions==4.12.2||yes"
+    "held|filelock|3.16.1|pytest|src|filelock|tests|$PYTEST pytest-asyncio==0.24.0 pytest-mock==3.14.0 pytest-timeout==2.3.1 virtualenv==20.26.6|"
+    "held|texttable|1.7.0|pytest|.|texttable|tests.py|$PYTEST|"
+    "held|titlecase|2.4.1|pytest|.|titlecase|titlecase/tests.py|$PYTEST regex==2024.9.11|"
 )
 
 mkdir -p "$WORK/cache"
