@@ -1050,7 +1050,64 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     freeze_joins_of_frozen_names(&mut f);
     freeze_tests_of_kept_modules(input, &mut f);
+    freeze_names_spelled_by_alternation(input, &mut f);
     f
+}
+
+/// Names a file spells by an alternation beside a fixed part, as a regular expression that
+/// matches messages does (typeguard's tests give `pytest.raises` the pattern
+/// `"... the (Runtime|Static)Protocol protocol ..."`): the alternatives are lone words, kept
+/// as prose, so the names they join into (`RuntimeProtocol`) keep theirs too (reason
+/// `pattern`). Only names the repository owns are touched; the rest of the rule is lexical.
+fn freeze_names_spelled_by_alternation(input: &PolicyInput<'_>, f: &mut Findings) {
+    static RE: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r"\(([A-Za-z0-9_]{1,64}(?:\|[A-Za-z0-9_]{1,64}){1,16})\)([A-Za-z0-9_]{1,64})|([A-Za-z0-9_]{1,64})\(([A-Za-z0-9_]{1,64}(?:\|[A-Za-z0-9_]{1,64}){1,16})\)",
+        )
+        .expect("a valid pattern")
+    });
+    let mut spelled: BTreeSet<String> = BTreeSet::new();
+    for (_, src) in &input.python {
+        if !src.contains(&b'|') {
+            continue;
+        }
+        // Only what a string literal holds: a comment (Django's `# ... (WKB|WKT)Reader`) is
+        // read by people.
+        let strings: Vec<(usize, usize)> = lexer::python_runs(src)
+            .into_iter()
+            .filter(|r| r.class == Class::String)
+            .map(|r| (r.start, r.end))
+            .collect();
+        let in_string = |at: usize| {
+            let k = strings.partition_point(|&(start, _)| start <= at);
+            k > 0 && strings[k - 1].1 > at
+        };
+        for c in RE.captures_iter(src) {
+            let first = c.get(1).or_else(|| c.get(4)).map_or(0, |m| m.start());
+            if !in_string(first) {
+                continue;
+            }
+            let text = |i: usize| {
+                c.get(i)
+                    .and_then(|m| std::str::from_utf8(m.as_bytes()).ok())
+            };
+            let (alternatives, head, tail) = match (text(1), text(2), text(3), text(4)) {
+                (Some(alts), Some(tail), _, _) => (alts, "", tail),
+                (_, _, Some(head), Some(alts)) => (alts, head, ""),
+                _ => continue,
+            };
+            for alt in alternatives.split('|') {
+                spelled.insert(format!("{head}{alt}{tail}"));
+            }
+        }
+    }
+    for run in spelled {
+        if f.owned_runs.remove(&run) {
+            f.local_runs.remove(&run);
+            f.frozen_runs.insert(run.clone(), FreezeReason::Pattern);
+            f.frozen_owned.insert(run);
+        }
+    }
 }
 
 /// The module a test module is named after by the runners' convention (`test_dates`,

@@ -48,3 +48,52 @@ def lookup(env, text):
     assert!(!f.frozen_tokens.contains_key("machine"));
     assert!(f.owned_runs.contains("platform_machine"));
 }
+
+/// typeguard's tests match messages with `"(Runtime|Static)Protocol"`, which spells the
+/// names of two of its classes by an alternation: the classes keep their names. A class the
+/// alternation does not spell is renamed.
+#[test]
+fn names_spelled_by_an_alternation_keep_their_names() {
+    let src: &[u8] = br#"
+class RuntimeProtocol: pass
+class StaticProtocol: pass
+class OtherProtocol: pass
+class WKBReader: pass
+# Public classes for (WKB|WKT)Reader: a comment spells nothing a program reads.
+def check(): pass
+def test_it():
+    with raises(TypeError, match="is not a (Runtime|Static)Protocol because"):
+        check()
+"#;
+    let defined: BTreeSet<String> = [
+        "RuntimeProtocol",
+        "StaticProtocol",
+        "OtherProtocol",
+        "WKBReader",
+        "check",
+        "test_it",
+    ]
+    .iter()
+    .map(|x| x.to_string())
+    .collect();
+    let env: BTreeSet<String> = ["raises", "TypeError", "match"]
+        .iter()
+        .map(|x| x.to_string())
+        .collect();
+    let input = super::dynamic_tests::one_file(src, &env, &defined);
+    let f = analyze(&input);
+    for run in ["RuntimeProtocol", "StaticProtocol"] {
+        assert_eq!(
+            f.frozen_runs.get(run),
+            Some(&FreezeReason::Pattern),
+            "{run}"
+        );
+        assert!(!f.owned_runs.contains(run));
+    }
+    assert!(
+        f.owned_runs.contains("OtherProtocol"),
+        "{:?}",
+        f.frozen_runs
+    );
+    assert!(f.owned_runs.contains("WKBReader"), "{:?}", f.frozen_runs);
+}
