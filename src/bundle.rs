@@ -1847,10 +1847,6 @@ mod tests {
         }
     }
 
-    /// Python 2 byte code left in a tree (Django's `0001_initial.pyc-tpl`, a fixture of a
-    /// stale `.pyc`) is never loaded by a Python 3 interpreter: it keeps no name from being
-    /// renamed, and its view shows none of the original names (law 7), its magic intact and
-    /// its bytes given back exactly (law 3).
     /// A script whose traceback the tree keeps as an expected output (loguru compares
     /// `File "tests/source/crash.py", line 9, in b` with what the script prints) is shown in
     /// its own order by Level 3; the same text under a name nothing records still moves.
@@ -1891,6 +1887,10 @@ mod tests {
         assert_ne!(store.to_view(b"tests/source/quiet.py", script), script);
     }
 
+    /// Python 2 byte code left in a tree (Django's `0001_initial.pyc-tpl`, a fixture of a
+    /// stale `.pyc`) is never loaded by a Python 3 interpreter: it keeps no name from being
+    /// renamed, and its view shows none of the original names (law 7), its magic intact and
+    /// its bytes given back exactly (law 3).
     #[test]
     fn python2_byte_code_freezes_nothing_and_shows_no_original_name() {
         let py = b"from shelf.ledger import LoanLedger\n";
