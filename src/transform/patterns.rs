@@ -27,6 +27,47 @@ const PATTERN_FUNCTIONS: &[&str] = &[
     "finditer",
 ];
 
+/// The names a string literal of `src` spells by an alternation beside a fixed part, as a
+/// pattern that matches messages does (typeguard's tests give `pytest.raises` the pattern
+/// `"... the (Runtime|Static)Protocol protocol ..."`, which spells `RuntimeProtocol` and
+/// `StaticProtocol`). Read in string literals only (`runs`, lexed from `src`): a comment
+/// (Django's `# ... (WKB|WKT)Reader`) is read by people.
+pub fn alternation_names(src: &[u8], runs: &[Run]) -> std::collections::BTreeSet<String> {
+    static RE: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r"\(([A-Za-z0-9_]{1,64}(?:\|[A-Za-z0-9_]{1,64}){1,16})\)([A-Za-z0-9_]{1,64})|([A-Za-z0-9_]{1,64})\(([A-Za-z0-9_]{1,64}(?:\|[A-Za-z0-9_]{1,64}){1,16})\)",
+        )
+        .expect("a valid pattern")
+    });
+    let mut out = std::collections::BTreeSet::new();
+    if !src.contains(&b'|') {
+        return out;
+    }
+    let in_string = |at: usize| {
+        let k = runs.partition_point(|r| r.start <= at);
+        k > 0 && runs[k - 1].end > at && runs[k - 1].class == Class::String
+    };
+    for c in RE.captures_iter(src) {
+        let first = c.get(1).or_else(|| c.get(4)).map_or(0, |m| m.start());
+        if !in_string(first) {
+            continue;
+        }
+        let text = |i: usize| {
+            c.get(i)
+                .and_then(|m| std::str::from_utf8(m.as_bytes()).ok())
+        };
+        let (alternatives, head, tail) = match (text(1), text(2), text(3), text(4)) {
+            (Some(alts), Some(tail), _, _) => (alts, "", tail),
+            (_, _, Some(head), Some(alts)) => (alts, head, ""),
+            _ => continue,
+        };
+        for alt in alternatives.split('|') {
+            out.insert(format!("{head}{alt}{tail}"));
+        }
+    }
+    out
+}
+
 /// The string runs of `runs` (lexed from `src`) that sit inside a pattern literal.
 pub fn pattern_runs<'r>(src: &[u8], runs: &'r [Run]) -> Vec<&'r Run> {
     let spans = pattern_spans(src, runs);

@@ -171,6 +171,14 @@ pub struct Findings {
 }
 
 impl Findings {
+    /// Take an owned run out of the renamed ones: it stays, for `reason`.
+    fn keep_owned(&mut self, run: String, reason: FreezeReason) {
+        self.owned_runs.remove(&run);
+        self.local_runs.remove(&run);
+        self.frozen_runs.insert(run.clone(), reason);
+        self.frozen_owned.insert(run);
+    }
+
     /// Count more runs as names the code uses, with their starts and ends.
     fn add_code_runs(&mut self, runs: impl IntoIterator<Item = String>) {
         for r in runs {
@@ -283,6 +291,8 @@ struct FileFacts<'a> {
     fragments: Vec<Fragment>,
     /// Letters the file's strings join to a run-time part (`families::letters_in_runs`).
     joined_letters: BTreeSet<u8>,
+    /// Names its string literals spell by an alternation (`patterns::alternation_names`).
+    alternation_names: BTreeSet<String>,
     /// Lists whose items the file joins into names, with the separator (`listed_joins`).
     joined_lists: BTreeSet<(String, String)>,
     /// Distinct runs of any class, and of code.
@@ -334,6 +344,7 @@ impl<'a> FileFacts<'a> {
         self.frozen_imports.append(&mut other.frozen_imports);
         self.fragments.append(&mut other.fragments);
         self.joined_letters.append(&mut other.joined_letters);
+        self.alternation_names.append(&mut other.alternation_names);
         self.joined_lists.append(&mut other.joined_lists);
         union(&mut self.runs, &mut other.runs);
         union(&mut self.code_runs, &mut other.code_runs);
@@ -432,6 +443,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         module_files: HashSet::new(),
         fragments,
         joined_letters: families::letters_in_runs(src, &runs),
+        alternation_names: super::patterns::alternation_names(src, &runs),
         joined_lists: listed_joins::joined_lists(src),
         runs: HashSet::new(),
         code_runs: HashSet::new(),
@@ -916,6 +928,14 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .or_insert(FreezeReason::Data);
         }
     }
+    // Names a string literal spells by an alternation (`"(Runtime|Static)Protocol"`, a
+    // pattern typeguard's tests match messages with) stay: the alternatives are lone words,
+    // which strings keep as prose.
+    for name in std::mem::take(&mut facts.alternation_names) {
+        if owned.contains(&name) {
+            f.frozen_runs.entry(name).or_insert(FreezeReason::Pattern);
+        }
+    }
     for &run in &owned {
         // A run of a dynamic family is renamed only if its run-time part would be renamed
         // wherever that part comes from: as a name (not frozen) and inside strings (a code
@@ -1028,10 +1048,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             break;
         }
         for run in late {
-            f.owned_runs.remove(&run);
-            f.local_runs.remove(&run);
-            f.frozen_runs.insert(run.clone(), FreezeReason::Dynamic);
-            f.frozen_owned.insert(run);
+            f.keep_owned(run, FreezeReason::Dynamic);
         }
     }
     // The code also names what it never defines (`func.example_impl`, set by outside code
@@ -1050,64 +1067,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     }
     freeze_joins_of_frozen_names(&mut f);
     freeze_tests_of_kept_modules(input, &mut f);
-    freeze_names_spelled_by_alternation(input, &mut f);
     f
-}
-
-/// Names a file spells by an alternation beside a fixed part, as a regular expression that
-/// matches messages does (typeguard's tests give `pytest.raises` the pattern
-/// `"... the (Runtime|Static)Protocol protocol ..."`): the alternatives are lone words, kept
-/// as prose, so the names they join into (`RuntimeProtocol`) keep theirs too (reason
-/// `pattern`). Only names the repository owns are touched; the rest of the rule is lexical.
-fn freeze_names_spelled_by_alternation(input: &PolicyInput<'_>, f: &mut Findings) {
-    static RE: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
-        regex::bytes::Regex::new(
-            r"\(([A-Za-z0-9_]{1,64}(?:\|[A-Za-z0-9_]{1,64}){1,16})\)([A-Za-z0-9_]{1,64})|([A-Za-z0-9_]{1,64})\(([A-Za-z0-9_]{1,64}(?:\|[A-Za-z0-9_]{1,64}){1,16})\)",
-        )
-        .expect("a valid pattern")
-    });
-    let mut spelled: BTreeSet<String> = BTreeSet::new();
-    for (_, src) in &input.python {
-        if !src.contains(&b'|') {
-            continue;
-        }
-        // Only what a string literal holds: a comment (Django's `# ... (WKB|WKT)Reader`) is
-        // read by people.
-        let strings: Vec<(usize, usize)> = lexer::python_runs(src)
-            .into_iter()
-            .filter(|r| r.class == Class::String)
-            .map(|r| (r.start, r.end))
-            .collect();
-        let in_string = |at: usize| {
-            let k = strings.partition_point(|&(start, _)| start <= at);
-            k > 0 && strings[k - 1].1 > at
-        };
-        for c in RE.captures_iter(src) {
-            let first = c.get(1).or_else(|| c.get(4)).map_or(0, |m| m.start());
-            if !in_string(first) {
-                continue;
-            }
-            let text = |i: usize| {
-                c.get(i)
-                    .and_then(|m| std::str::from_utf8(m.as_bytes()).ok())
-            };
-            let (alternatives, head, tail) = match (text(1), text(2), text(3), text(4)) {
-                (Some(alts), Some(tail), _, _) => (alts, "", tail),
-                (_, _, Some(head), Some(alts)) => (alts, head, ""),
-                _ => continue,
-            };
-            for alt in alternatives.split('|') {
-                spelled.insert(format!("{head}{alt}{tail}"));
-            }
-        }
-    }
-    for run in spelled {
-        if f.owned_runs.remove(&run) {
-            f.local_runs.remove(&run);
-            f.frozen_runs.insert(run.clone(), FreezeReason::Pattern);
-            f.frozen_owned.insert(run);
-        }
-    }
 }
 
 /// The module a test module is named after by the runners' convention (`test_dates`,
@@ -1137,10 +1097,7 @@ fn freeze_tests_of_kept_modules(input: &PolicyInput<'_>, f: &mut Findings) {
         .cloned()
         .collect();
     for m in paired {
-        f.owned_runs.remove(&m);
-        f.local_runs.remove(&m);
-        f.frozen_runs.insert(m.clone(), FreezeReason::Paired);
-        f.frozen_owned.insert(m);
+        f.keep_owned(m, FreezeReason::Paired);
     }
 }
 

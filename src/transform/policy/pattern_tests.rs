@@ -65,22 +65,16 @@ def test_it():
     with raises(TypeError, match="is not a (Runtime|Static)Protocol because"):
         check()
 "#;
-    let defined: BTreeSet<String> = [
+    let defined = set(&[
         "RuntimeProtocol",
         "StaticProtocol",
         "OtherProtocol",
         "WKBReader",
         "check",
         "test_it",
-    ]
-    .iter()
-    .map(|x| x.to_string())
-    .collect();
-    let env: BTreeSet<String> = ["raises", "TypeError", "match"]
-        .iter()
-        .map(|x| x.to_string())
-        .collect();
-    let input = super::dynamic_tests::one_file(src, &env, &defined);
+    ]);
+    let env = set(&["raises", "TypeError", "match"]);
+    let input = one_file(src, &env, &defined);
     let f = analyze(&input);
     for run in ["RuntimeProtocol", "StaticProtocol"] {
         assert_eq!(
