@@ -21,6 +21,7 @@ pub mod policy;
 pub mod programs;
 pub mod rename;
 pub mod reorder;
+pub mod rewrite;
 pub mod scope;
 pub mod statement;
 pub mod tokens;

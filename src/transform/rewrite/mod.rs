@@ -1,0 +1,371 @@
+//! Level 4: local implementation restated by seeded, behaviour-preserving syntax-tree
+//! rewrites (one rule per file of this module, each saying why it keeps behaviour).
+//!
+//! Guarantees:
+//! - Exact involution: [`Rewriter::apply`] is its own inverse on every input, so the view's
+//!   write path is the same function as its read path and needs no state: reading back a
+//!   write gives exactly what was written (law 2), an unchanged view gives the original back
+//!   byte for byte (law 1), and the original depends only on the final view (law 4). Each
+//!   rule is an involution on its own sites (it matches only a canonical spelling and keeps
+//!   every byte it does not rewrite), the sites of one file are found on one parse and
+//!   applied at once ([`site::render`]), and the whole is *checked*: a file is rewritten
+//!   only when rewriting the result again gives the input back. That check is symmetric, so
+//!   the checked function is an involution whatever a rule does.
+//! - Locality (law 4): a site belongs to the innermost function around it; which functions
+//!   are rewritten, and by which rules, depends only on the seed, the file's path and the
+//!   function's qualified name, none of which a rewrite changes. An edit inside one function
+//!   therefore changes only that function's lines in the original.
+//! - Only Python source outside tests is touched (test modules, `conftest.py`, files under a
+//!   `tests`/`test`/`testing` directory keep their text), and never a file whose lines the tree
+//!   records (`transform::pinned`); a file that does not parse, or holds a NUL byte or invalid
+//!   UTF-8, passes unchanged.
+//! - A rule changes text only inside a function body and keeps the file's line count, so
+//!   Level 3's units and Level 2's map see the same structure.
+
+pub mod de_morgan;
+pub mod fold_negation;
+pub mod invert_if;
+pub mod site;
+pub mod swap_equality;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use sha2::{Digest, Sha256};
+use tree_sitter::{Node, Parser};
+
+use site::Site;
+
+/// The rules, in the order their bits sit in a function's mask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    InvertIf,
+    SwapEquality,
+    FoldNegation,
+    DeMorgan,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 4] = [
+        Rule::InvertIf,
+        Rule::SwapEquality,
+        Rule::FoldNegation,
+        Rule::DeMorgan,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::InvertIf => "invert_if",
+            Rule::SwapEquality => "swap_equality",
+            Rule::FoldNegation => "fold_negation",
+            Rule::DeMorgan => "de_morgan",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// Every rule on.
+pub const ALL_RULES: u8 = 0b1111;
+
+/// Which functions a view rewrites.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rewriter {
+    seed: u64,
+    /// Percent of functions rewritten.
+    share: u8,
+    /// Functions that are always rewritten, with every rule: original path -> qualified names.
+    forced: BTreeMap<Vec<u8>, BTreeSet<String>>,
+    /// Functions never rewritten (their rewrite changed a test's outcome).
+    skipped: BTreeMap<Vec<u8>, BTreeSet<String>>,
+    /// Files shown in their own text (`transform::pinned`).
+    pinned: BTreeSet<Vec<u8>>,
+}
+
+/// Share of functions rewritten when none is given.
+pub const DEFAULT_SHARE: u8 = 50;
+
+impl Rewriter {
+    pub fn new(seed: u64, share: u8) -> Rewriter {
+        Rewriter {
+            seed,
+            share: share.min(100),
+            ..Rewriter::default()
+        }
+    }
+
+    pub fn forcing(mut self, forced: BTreeMap<Vec<u8>, BTreeSet<String>>) -> Rewriter {
+        self.forced = forced;
+        self
+    }
+
+    pub fn skipping(mut self, skipped: BTreeMap<Vec<u8>, BTreeSet<String>>) -> Rewriter {
+        self.skipped = skipped;
+        self
+    }
+
+    pub fn keeping_text_of(mut self, pinned: impl IntoIterator<Item = Vec<u8>>) -> Rewriter {
+        self.pinned = pinned.into_iter().collect();
+        self
+    }
+
+    /// The rules (a mask of [`Rule::bit`]) applied inside function `qualname` of `path`; 0
+    /// when the function keeps its text.
+    pub fn mask(&self, path: &[u8], qualname: &str) -> u8 {
+        let has = |m: &BTreeMap<Vec<u8>, BTreeSet<String>>| {
+            m.get(path).is_some_and(|s| s.contains(qualname))
+        };
+        if has(&self.skipped) {
+            return 0;
+        }
+        if has(&self.forced) {
+            return ALL_RULES;
+        }
+        let mut h = Sha256::new();
+        h.update(b"schrodinger level 4\0");
+        h.update(self.seed.to_le_bytes());
+        h.update(path);
+        h.update([0]);
+        h.update(qualname.as_bytes());
+        let d = h.finalize();
+        if u16::from_le_bytes([d[0], d[1]]) % 100 >= u16::from(self.share) {
+            return 0;
+        }
+        // Each rule on with probability 3/4 (two bits not both zero); never none.
+        let mut mask = 0;
+        for r in Rule::ALL {
+            let bits = (d[2 + r as usize / 4] >> (2 * (r as usize % 4))) & 0b11;
+            if bits != 0 {
+                mask |= r.bit();
+            }
+        }
+        if mask == 0 {
+            ALL_RULES
+        } else {
+            mask
+        }
+    }
+
+    /// Whether `path` (original, relative) is a file this level may rewrite.
+    pub fn takes(&self, path: &[u8]) -> bool {
+        path.ends_with(b".py") && !is_test_path(path) && !self.pinned.contains(path)
+    }
+
+    /// The view of `text` (and, being an involution, the original of a view).
+    pub fn apply(&self, path: &[u8], text: &[u8]) -> Vec<u8> {
+        if !self.takes(path) {
+            return text.to_vec();
+        }
+        let Some(once) = self.rewrite(path, text) else {
+            return text.to_vec();
+        };
+        if once == text {
+            return once;
+        }
+        match self.rewrite(path, &once) {
+            Some(back) if back == text => once,
+            _ => {
+                tracing::debug!(
+                    path = %String::from_utf8_lossy(path),
+                    "level 4: rewrite is not its own inverse here; file kept as is"
+                );
+                text.to_vec()
+            }
+        }
+    }
+
+    /// Every site of every rewritten function applied once, unchecked; `None` when the file
+    /// does not parse or its sites collide. For measurements and tests: views use `apply`.
+    pub fn rewrite(&self, path: &[u8], text: &[u8]) -> Option<Vec<u8>> {
+        let mut sites = self.sites(path, text)?;
+        site::render(text, &mut sites)
+    }
+
+    /// The sites of `text` (`None`: not Python this level can read).
+    pub fn sites(&self, path: &[u8], text: &[u8]) -> Option<Vec<Site>> {
+        if text.contains(&0) || std::str::from_utf8(text).is_err() {
+            return None;
+        }
+        let mut parser = Parser::new();
+        parser
+            .set_language(&tree_sitter_python::LANGUAGE.into())
+            .ok()?;
+        let tree = parser.parse(text, None)?;
+        let root = tree.root_node();
+        if root.has_error() {
+            return None;
+        }
+        let lines = Lines::new(text);
+        let mut sites = Vec::new();
+        let mut scopes: Vec<Scope> = Vec::new();
+        walk(root, &mut |node, entering| {
+            if !entering {
+                if scopes.last().is_some_and(|s| s.id == node.id()) {
+                    scopes.pop();
+                }
+                return;
+            }
+            if matches!(node.kind(), "function_definition" | "class_definition") {
+                let name = node
+                    .child_by_field_name("name")
+                    .and_then(|n| n.utf8_text(text).ok())
+                    .unwrap_or("");
+                let qual = match scopes.last() {
+                    Some(s) => format!("{}.{name}", s.qualname),
+                    None => name.to_string(),
+                };
+                let mask = if node.kind() == "function_definition" {
+                    self.mask(path, &qual)
+                } else {
+                    0
+                };
+                let body = node
+                    .child_by_field_name("body")
+                    .map_or(usize::MAX, |b| b.start_byte());
+                scopes.push(Scope {
+                    id: node.id(),
+                    qualname: qual,
+                    mask,
+                    body,
+                });
+                return;
+            }
+            // Parameters' defaults and annotations run where the function is defined: they
+            // belong to the scope around it, which keeps its text.
+            let mask = scopes
+                .last()
+                .filter(|s| node.start_byte() >= s.body)
+                .map_or(0, |s| s.mask);
+            if mask != 0 {
+                sites.extend(site_of(node, text, &lines, mask));
+            }
+        });
+        Some(sites)
+    }
+}
+
+struct Scope {
+    id: usize,
+    qualname: String,
+    mask: u8,
+    /// Where the body starts.
+    body: usize,
+}
+
+/// The site of `node` under the rules of `mask`, if any. At most one rule matches a node:
+/// they look at different node kinds, or (De Morgan against `invert_if`) defer explicitly.
+fn site_of(node: Node, text: &[u8], lines: &Lines, mask: u8) -> Option<Site> {
+    let on = |r: Rule| mask & r.bit() != 0;
+    match node.kind() {
+        "if_statement" if on(Rule::InvertIf) => invert_if::site(node, text, lines),
+        "comparison_operator" => on(Rule::SwapEquality)
+            .then(|| swap_equality::site(node, text))
+            .flatten()
+            .or_else(|| {
+                on(Rule::FoldNegation)
+                    .then(|| fold_negation::site(node, text))
+                    .flatten()
+            }),
+        "not_operator" => on(Rule::FoldNegation)
+            .then(|| fold_negation::site(node, text))
+            .flatten()
+            .or_else(|| de_morgan_site(node, text, on)),
+        "boolean_operator" => de_morgan_site(node, text, on),
+        _ => None,
+    }
+}
+
+fn de_morgan_site(node: Node, text: &[u8], on: impl Fn(Rule) -> bool) -> Option<Site> {
+    if !on(Rule::DeMorgan) || !de_morgan::is_condition(node) {
+        return None;
+    }
+    let parent = node.parent()?;
+    if on(Rule::InvertIf) && invert_if::applies(parent, text) {
+        return None;
+    }
+    de_morgan::site(node, text)
+}
+
+/// Pre-order walk with one cursor; `f(node, true)` on entering, `f(node, false)` on leaving.
+fn walk<'t>(root: Node<'t>, f: &mut impl FnMut(Node<'t>, bool)) {
+    let mut cursor = root.walk();
+    loop {
+        f(cursor.node(), true);
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            f(cursor.node(), false);
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+/// Test code keeps its text: a test's assertion message shows its own source.
+pub fn is_test_path(path: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = path.split(|&b| b == b'/').collect();
+    let Some((name, dirs)) = parts.split_last() else {
+        return false;
+    };
+    name.starts_with(b"test_")
+        || name.ends_with(b"_test.py")
+        || *name == b"conftest.py"
+        || *name == b"tests.py"
+        || dirs
+            .iter()
+            .any(|d| matches!(*d, b"tests" | b"test" | b"testing"))
+}
+
+/// Byte offsets of a text's lines.
+pub struct Lines {
+    starts: Vec<usize>,
+    text_len: usize,
+    /// For each line, where its content ends (before `\n` or `\r\n`).
+    ends: Vec<usize>,
+}
+
+impl Lines {
+    pub fn new(text: &[u8]) -> Lines {
+        let mut starts = vec![0];
+        let mut ends = Vec::new();
+        for (i, &b) in text.iter().enumerate() {
+            if b == b'\n' {
+                let end = if i > 0 && text[i - 1] == b'\r' {
+                    i - 1
+                } else {
+                    i
+                };
+                ends.push(end);
+                starts.push(i + 1);
+            }
+        }
+        ends.push(text.len());
+        Lines {
+            starts,
+            text_len: text.len(),
+            ends,
+        }
+    }
+
+    /// Where row `row` starts.
+    pub fn start(&self, row: usize) -> Option<usize> {
+        self.starts
+            .get(row)
+            .copied()
+            .filter(|&s| s <= self.text_len)
+    }
+
+    /// Where the content of row `row` ends (its line break excluded).
+    pub fn content_end(&self, row: usize) -> Option<usize> {
+        self.ends.get(row).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests;
