@@ -53,6 +53,30 @@ pub struct BuildOptions {
     pub cache_dir: Option<PathBuf>,
     /// Rename outside names the repository only uses as locals (`policy::is_pure_local`).
     pub rename_pure_locals: bool,
+    /// Level 4's choices (used when `levels` has 4).
+    pub rewrite: RewriteOptions,
+}
+
+/// What Level 4 rewrites, as asked on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RewriteOptions {
+    /// Percent of functions rewritten.
+    pub share: u8,
+    /// Regions that must be rewritten (`--rewrite-regions`).
+    pub regions: Vec<crate::transform::rewrite::regions::Region>,
+}
+
+impl Default for RewriteOptions {
+    fn default() -> Self {
+        RewriteOptions {
+            share: crate::transform::rewrite::DEFAULT_SHARE,
+            regions: Vec::new(),
+        }
+    }
+}
+
+fn default_rewrite_share() -> u8 {
+    crate::transform::rewrite::DEFAULT_SHARE
 }
 
 /// Everything that defines a view, serializable and deterministic.
@@ -117,6 +141,17 @@ pub struct Bundle {
     /// of the tree records their line numbers (`transform::pinned`).
     #[serde(default)]
     pub pinned: BTreeSet<String>,
+    /// Level 4: percent of functions rewritten (`transform::rewrite`).
+    #[serde(default = "default_rewrite_share")]
+    pub rewrite_share: u8,
+    /// Level 4: functions always rewritten, original path -> qualified names
+    /// (`--rewrite-regions`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rewrite_forced: BTreeMap<String, BTreeSet<String>>,
+    /// Level 4: functions kept as written because their rewrite changed a test's outcome
+    /// (`map --verify`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rewrite_skipped: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// The options a command asks of a view, as far as they were given (`None`: not given).
@@ -209,6 +244,19 @@ impl Bundle {
             },
         )
         .map_err(BundleError::Invalid)
+    }
+
+    /// The Level 4 rewriter of this bundle (used when `levels` has 4).
+    pub fn rewriter(&self) -> crate::transform::rewrite::Rewriter {
+        let bytes = |m: &BTreeMap<String, BTreeSet<String>>| {
+            m.iter()
+                .map(|(p, names)| (p.as_bytes().to_vec(), names.clone()))
+                .collect()
+        };
+        crate::transform::rewrite::Rewriter::new(self.seed, self.rewrite_share)
+            .forcing(bytes(&self.rewrite_forced))
+            .skipping(bytes(&self.rewrite_skipped))
+            .keeping_text_of(self.pinned.iter().map(|p| p.as_bytes().to_vec()))
     }
 }
 
@@ -848,6 +896,9 @@ pub fn build_with_env(
         rename_pure_locals: opts.rename_pure_locals,
         ordered: found.ordered,
         pinned,
+        rewrite_share: opts.rewrite.share,
+        rewrite_forced: BTreeMap::new(),
+        rewrite_skipped: BTreeMap::new(),
     }
 }
 
@@ -1144,7 +1195,18 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<(Bundle, Tree), BundleE
     });
     let (env, tree) = (env?, tree?);
     tracing::info!(files = tree.files.len(), "tree and environment ready");
-    let b = build_with_env(&tree, &env, opts, &progress);
+    let mut b = build_with_env(&tree, &env, opts, &progress);
+    if !opts.rewrite.regions.is_empty() {
+        b.rewrite_forced =
+            crate::transform::rewrite::regions::resolve(&opts.rewrite.regions, |p| {
+                tree.files
+                    .iter()
+                    .find(|f| f.rel.as_os_str().as_encoded_bytes() == p.as_bytes())
+                    .filter(|_| p.ends_with(".py"))
+                    .map(|f| f.content.clone())
+            })
+            .map_err(BundleError::Invalid)?;
+    }
     tracing::info!(elapsed = ?t.elapsed(), "bundle built");
     progress.finish();
     Ok((b, tree))
@@ -1304,6 +1366,7 @@ mod tests {
             freeze: vec![],
             cache_dir: None,
             rename_pure_locals: false,
+            rewrite: Default::default(),
         };
         let bundle = || {
             let tree = read_tree(r).unwrap();
@@ -1355,6 +1418,7 @@ mod tests {
             freeze: vec!["loan".into()],
             cache_dir: None,
             rename_pure_locals: false,
+            rewrite: Default::default(),
         };
         let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
         assert!(
@@ -2227,6 +2291,7 @@ class MoreLexer(lexer.BaseLexer):
             freeze: vec![],
             cache_dir: None,
             rename_pure_locals: false,
+            rewrite: Default::default(),
         }
     }
 

@@ -401,6 +401,7 @@ fn view(files: &[(&str, &str)], env: &EnvScan) -> Vec<String> {
         freeze: vec![],
         cache_dir: None,
         rename_pure_locals: false,
+        rewrite: Default::default(),
     };
     let r = build_with_env(&tree, env, &opts, &Progress::hidden())
         .renamer()

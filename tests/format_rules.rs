@@ -70,6 +70,7 @@ fn bundle(t: &Tree) -> Bundle {
         freeze: vec![],
         cache_dir: None,
         rename_pure_locals: false,
+        rewrite: Default::default(),
     };
     build_with_env(t, &EnvScan::default(), &opts, &Progress::hidden())
 }

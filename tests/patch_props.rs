@@ -73,6 +73,7 @@ fn composite(levels: Vec<u8>, seed: u64) -> Composite {
         freeze: vec![],
         cache_dir: None,
         rename_pure_locals: false,
+        rewrite: Default::default(),
     };
     let b = build_with_env(&t, &env, &opts, &Progress::hidden());
     assert!(!b.tokens.is_empty());

@@ -186,6 +186,8 @@ fn tour(args: &DemoArgs, original: &Path, view: &Path) -> Result<(), CliError> {
         freeze: None,
         bundle: None,
         rename_pure_locals: false,
+        rewrite_share: None,
+        rewrite_regions: None,
     };
     let bundle = build_bundle(original, &va)?;
     let renamer = bundle.renamer()?;

@@ -54,11 +54,22 @@ pub struct ViewArgs {
     /// Seed of the view: the same tree and seed always give the same view [default: 0].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Transform levels: 2 renames identifiers and paths, 3 reorders definitions inside files
-    /// [default: 2,3]. `0` is the identity view: the same daemon, write path and shadow
-    /// `.git` with nothing transformed, the baseline to compare a transformed run with.
+    /// Transform levels: 2 renames identifiers and paths, 3 reorders definitions inside files,
+    /// 4 restates function bodies by behaviour-preserving rewrites (inverted if/else, swapped
+    /// equalities, folded negations, De Morgan in conditions) [default: 2,3]. `0` is the
+    /// identity view: the same daemon, write path and shadow `.git` with nothing transformed,
+    /// the baseline to compare a transformed run with.
     #[arg(long)]
     pub levels: Option<String>,
+    /// Level 4: percent of functions (outside tests) the seed picks for rewriting [default:
+    /// 50].
+    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub rewrite_share: Option<u8>,
+    /// Level 4: file of regions of the original that must be rewritten, one `PATH:FIRST-LAST`
+    /// per line (original path, 1-based lines; for example the functions a gold patch
+    /// touches). Every function overlapping a region is rewritten with every rule.
+    #[arg(long, value_name = "FILE")]
+    pub rewrite_regions: Option<PathBuf>,
     /// Python interpreter the view will run under; its stdlib and site-packages are scanned
     /// so that names outside code defines are never renamed [default: python3].
     #[arg(long)]
@@ -68,7 +79,7 @@ pub struct ViewArgs {
     pub freeze: Option<PathBuf>,
     /// Use a bundle saved by `schrodinger map --out` instead of building one; it must have
     /// been built for this same tree.
-    #[arg(long, conflicts_with_all = ["python", "freeze", "levels", "rename_pure_locals"])]
+    #[arg(long, conflicts_with_all = ["python", "freeze", "levels", "rename_pure_locals", "rewrite_share", "rewrite_regions"])]
     pub bundle: Option<PathBuf>,
     /// Also rename names outside code defines when the repository only uses them as local
     /// variables (stronger view, same behaviour of the repository). Off by default: new code
@@ -272,7 +283,7 @@ pub fn parse_owner(s: &str) -> Result<(u32, u32), String> {
     Ok((num(u)?, num(g)?))
 }
 
-/// Parse `--levels` ("2", "3", "2,3"; "0" alone for the identity view, no level).
+/// Parse `--levels` ("2", "3", "2,3", "2,3,4"; "0" alone for the identity view, no level).
 pub fn parse_levels(s: &str) -> Result<Vec<u8>, CliError> {
     let mut levels = Vec::new();
     let mut identity = false;
@@ -281,10 +292,11 @@ pub fn parse_levels(s: &str) -> Result<Vec<u8>, CliError> {
             "0" => identity = true,
             "2" => levels.push(2),
             "3" => levels.push(3),
+            "4" => levels.push(4),
             other => {
                 return Err(CliError::Msg(format!(
                     "--levels takes a comma-separated list of levels: 2 (rename), 3 (reorder), \
-                     or 0 alone (the identity view); got `{other}`"
+                     4 (rewrite function bodies), or 0 alone (the identity view); got `{other}`"
                 )))
             }
         }
@@ -337,6 +349,7 @@ pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle
         Some(p) => bundle::read_freeze_file(p)?,
         None => Vec::new(),
     };
+    let rewrite = rewrite_options(view, &levels)?;
     let opts = BuildOptions {
         seed: view.seed.unwrap_or(0),
         levels,
@@ -344,8 +357,37 @@ pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle
         freeze,
         cache_dir: bundle::default_cache_dir(),
         rename_pure_locals: view.rename_pure_locals,
+        rewrite,
     };
     Ok(bundle::build(original, &opts)?)
+}
+
+/// Level 4's options from the command line; asking for them without Level 4 is an error
+/// (they would silently do nothing).
+fn rewrite_options(view: &ViewArgs, levels: &[u8]) -> Result<bundle::RewriteOptions, CliError> {
+    let asked = view.rewrite_share.is_some() || view.rewrite_regions.is_some();
+    if asked && !levels.contains(&4) {
+        return Err(CliError::Msg(
+            "--rewrite-share and --rewrite-regions choose what Level 4 rewrites; add 4 to \
+             --levels (for example --levels 2,3,4)"
+                .into(),
+        ));
+    }
+    let regions = match &view.rewrite_regions {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| CliError::io(format!("reading {}", p.display()), e))?;
+            crate::transform::rewrite::regions::parse(&text)
+                .map_err(|e| CliError::Msg(format!("{}: {e}", p.display())))?
+        }
+        None => Vec::new(),
+    };
+    Ok(bundle::RewriteOptions {
+        share: view
+            .rewrite_share
+            .unwrap_or(crate::transform::rewrite::DEFAULT_SHARE),
+        regions,
+    })
 }
 
 /// The transform of a bundle. With a state directory, Level 3 layouts saved by a mount are
@@ -404,7 +446,8 @@ fn transform_sharing(
     } else {
         None
     };
-    Ok(Composite { l2, l3 })
+    let l4 = b.levels.contains(&4).then(|| b.rewriter());
+    Ok(Composite { l2, l3, l4 })
 }
 
 /// `schrodinger export`.

@@ -343,6 +343,7 @@ mod tests {
             freeze: vec![],
             cache_dir: None,
             rename_pure_locals: false,
+            rewrite: Default::default(),
         };
         let tree = Tree {
             files,

@@ -510,6 +510,7 @@ fn rewritten_files_invert_against_what_they_held() {
         let t = Composite {
             l2: None,
             l3: Some(LayoutStore::new(seed)),
+            l4: None,
         };
         if t.content_to_view(Path::new("m.py"), src) != src {
             break t;
@@ -1923,6 +1924,7 @@ fn the_transform_state_is_saved_when_it_changes_and_only_then() {
     let t = Composite {
         l2: None,
         l3: Some(LayoutStore::new(3)),
+        l4: None,
     };
     let fs = watched_fs(&orig, &state, t);
     let snapshot = state.join(TRANSFORM_STATE_FILE);
@@ -1980,6 +1982,7 @@ fn views_rendered_by_an_earlier_mount_are_served_again() {
     let transform_of = |seed| Composite {
         l2: None,
         l3: Some(LayoutStore::new(seed)),
+        l4: None,
     };
     // A seed that shows a.py reordered, and b.py in yet another order.
     let seed = (0..)
@@ -2146,6 +2149,7 @@ fn binary_python_files_shown_as_their_bytes_are_written_in_place() {
         let t = Composite {
             l2: None,
             l3: Some(LayoutStore::new(seed)),
+            l4: None,
         };
         if t.content_to_view(Path::new("m.py"), src) != src {
             break t;
@@ -2272,6 +2276,7 @@ fn primed(rel: &str, moved_rel: &str, src: &[u8]) -> (tempfile::TempDir, PathBuf
     let l3 = |s| Composite {
         l2: None,
         l3: Some(LayoutStore::new(s)),
+        l4: None,
     };
     let options = Options {
         scan_at_new: false,
@@ -2386,6 +2391,7 @@ impl ThreeFunctions {
             Arc::new(Composite {
                 l2: None,
                 l3: Some(l3),
+                l4: None,
             }),
             Options::default(),
         )
@@ -2488,6 +2494,7 @@ fn python2_byte_code_is_written_back_through_the_swap() {
     let t = Composite {
         l2: Some(r),
         l3: None,
+        l4: None,
     };
     let fs = watched_fs(&orig, &dir.path().join("s"), t);
     let a = fs.lookup_path(Path::new("old.pyc-tpl")).unwrap();

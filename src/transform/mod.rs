@@ -195,14 +195,28 @@ fn bytes_to_os(b: Vec<u8>) -> OsString {
     OsString::from_vec(b)
 }
 
-/// The view of a bundle: Level 3 (reordering) inside, Level 2 (renaming) outside.
+/// The view of a bundle: Level 4 (rewriting) innermost, then Level 3 (reordering), Level 2
+/// (renaming) outside.
 ///
-/// To the view: reorder the original's lines, then rename. Back: rename (an involution), then
-/// invert the layout. Level 3 parses and diffs text in original names, so its dependency checks
-/// see the names the original really has.
+/// To the view: rewrite function bodies, reorder the lines, then rename. Back: rename (an
+/// involution), invert the layout, then rewrite (an involution too). Levels 3 and 4 parse text
+/// in original names, so their checks see the names the original really has; Level 3 sees
+/// rewritten text, whose units and lines are the original's (Level 4 keeps both).
 pub struct Composite {
     pub l2: Option<rename::Renamer>,
     pub l3: Option<layout::LayoutStore>,
+    pub l4: Option<rewrite::Rewriter>,
+}
+
+impl Composite {
+    /// Level 4's text of an original (or, the same function, the original of a rewritten
+    /// text).
+    fn rewritten<'a>(&self, path: &[u8], text: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        match &self.l4 {
+            Some(r) if layout::is_python_name(path) => std::borrow::Cow::Owned(r.apply(path, text)),
+            _ => std::borrow::Cow::Borrowed(text),
+        }
+    }
 }
 
 impl Transform for Composite {
@@ -226,9 +240,10 @@ impl Transform for Composite {
 
     fn content_to_view(&self, orig_rel: &Path, original: &[u8]) -> Vec<u8> {
         let path = orig_rel.as_os_str().as_encoded_bytes();
+        let rewritten = self.rewritten(path, original);
         let ordered = match &self.l3 {
-            Some(store) if layout::is_python_name(path) => store.to_view(path, original),
-            _ => original.to_vec(),
+            Some(store) if layout::is_python_name(path) => store.to_view(path, &rewritten),
+            _ => rewritten.into_owned(),
         };
         match &self.l2 {
             Some(r) => r.swap_content(path, &ordered).into_owned(),
@@ -247,12 +262,14 @@ impl Transform for Composite {
             Some(r) => r.swap_content(path, view).into_owned(),
             None => view.to_vec(),
         };
-        match &self.l3 {
+        let ordered = match &self.l3 {
             Some(store) if layout::is_python_name(path) => {
-                store.to_original(path, &renamed, base_original)
+                let base = base_original.map(|b| self.rewritten(path, b));
+                store.to_original(path, &renamed, base.as_deref())
             }
             _ => renamed,
-        }
+        };
+        self.rewritten(path, &ordered).into_owned()
     }
 
     fn base_matters(&self, orig_rel: &Path) -> bool {

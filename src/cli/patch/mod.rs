@@ -576,7 +576,11 @@ mod tests {
 
     #[test]
     fn paths_that_leave_the_repository_are_refused() {
-        let t = Composite { l2: None, l3: None };
+        let t = Composite {
+            l2: None,
+            l3: None,
+            l4: None,
+        };
         let dir = tempfile::tempdir().unwrap();
         let c = Coords {
             original: dir.path(),

@@ -40,6 +40,14 @@ impl Coords<'_> {
         layout::plan(path, original, self.seed, ordered)
     }
 
+    /// Level 4's text of `text` at original `path` (its own inverse); Level 3 works on this.
+    pub(super) fn rewritten(&self, path: &[u8], text: &[u8]) -> Vec<u8> {
+        match &self.transform.l4 {
+            Some(r) if layout::is_python_name(path) => r.apply(path, text),
+            _ => text.to_vec(),
+        }
+    }
+
     pub(super) fn reorders(&self, orig: &[u8]) -> bool {
         self.transform.l3.is_some() && layout::is_python_name(orig)
     }
@@ -117,6 +125,7 @@ impl Coords<'_> {
             return vec![None];
         }
         let mut out: Vec<Layout> = Vec::new();
+        let base = &self.rewritten(path, base)[..];
         if let Some(store) = &self.transform.l3 {
             let hash = hex(&sha2::Sha256::digest(base));
             for f in store.state().files.iter().filter(|f| f.path == path) {
@@ -138,9 +147,10 @@ impl Coords<'_> {
         if base.mode == LINK {
             return self.link(&base.content, true);
         }
+        let text = self.rewritten(path, &base.content);
         let ordered = match &base.layout {
-            Some(l) => layout::render(&base.content, l),
-            None => base.content.clone(),
+            Some(l) => layout::render(&text, l),
+            None => text,
         };
         self.swap(path, &ordered)
     }
@@ -152,8 +162,12 @@ impl Coords<'_> {
                 content,
                 layout: Some(l),
                 ..
-            }) => (content.clone(), l.clone()),
-            Some(b) => (b.content.clone(), self.plan(path, &b.content)),
+            }) => (self.rewritten(path, content), l.clone()),
+            Some(b) => {
+                let text = self.rewritten(path, &b.content);
+                let l = self.plan(path, &text);
+                (text, l)
+            }
             None => (Vec::new(), self.plan(path, b"")),
         }
     }
@@ -170,11 +184,14 @@ impl Coords<'_> {
             return self.link(view, false);
         }
         let renamed = self.swap(path, view);
-        if !self.reorders(path) || file_kind(path, view) == FileKind::Binary {
+        if file_kind(path, view) == FileKind::Binary {
             return renamed;
         }
+        if !self.reorders(path) {
+            return self.rewritten(path, &renamed);
+        }
         let (b, l) = self.anchor(path, base);
-        layout::inverse(&b, &l, &renamed).0
+        self.rewritten(path, &layout::inverse(&b, &l, &renamed).0)
     }
 
     /// New original bytes of `path` -> view bytes that the mount writes back to exactly them.
@@ -188,7 +205,11 @@ impl Coords<'_> {
         if mode == LINK {
             return Ok(self.link(new, true));
         }
-        if !self.reorders(path) || file_kind(path, new) == FileKind::Binary {
+        if file_kind(path, new) == FileKind::Binary {
+            return Ok(self.swap(path, new));
+        }
+        let new = &self.rewritten(path, new)[..];
+        if !self.reorders(path) {
             return Ok(self.swap(path, new));
         }
         let (b, l) = self.anchor(path, base);

@@ -7,14 +7,17 @@
 //!   write gives exactly what was written (law 2), an unchanged view gives the original back
 //!   byte for byte (law 1), and the original depends only on the final view (law 4). Each
 //!   rule is an involution on its own sites (it matches only a canonical spelling and keeps
-//!   every byte it does not rewrite), the sites of one file are found on one parse and
-//!   applied at once ([`site::render`]), and the whole is *checked*: a file is rewritten
-//!   only when rewriting the result again gives the input back. That check is symmetric, so
-//!   the checked function is an involution whatever a rule does.
+//!   every byte it does not rewrite), the sites of one chunk (a top-level statement, see
+//!   `apply`) are found on one parse and applied at once ([`site::render`]), and the whole
+//!   is *checked*: a chunk is rewritten only when rewriting the result again gives the chunk
+//!   back. That check is symmetric, so the checked function is an involution whatever a rule
+//!   does.
 //! - Locality (law 4): a site belongs to the innermost function around it; which functions
 //!   are rewritten, and by which rules, depends only on the seed, the file's path and the
-//!   function's qualified name, none of which a rewrite changes. An edit inside one function
-//!   therefore changes only that function's lines in the original.
+//!   function's qualified name, none of which a rewrite changes. An edit inside one
+//!   function therefore changes only that function's lines in the original, and one that
+//!   breaks the syntax changes only its top-level statement (which then goes back as
+//!   written, in the rewritten form).
 //! - Only Python source outside tests is touched (test modules, `conftest.py`, files under a
 //!   `tests`/`test`/`testing` directory keep their text), and never a file whose lines the tree
 //!   records (`transform::pinned`); a file that does not parse, or holds a NUL byte or invalid
@@ -25,6 +28,7 @@
 pub mod de_morgan;
 pub mod fold_negation;
 pub mod invert_if;
+pub mod regions;
 pub mod site;
 pub mod swap_equality;
 
@@ -153,44 +157,86 @@ impl Rewriter {
     }
 
     /// The view of `text` (and, being an involution, the original of a view).
+    ///
+    /// The file is rewritten chunk by chunk: a chunk starts at each line that begins with
+    /// code in the first column (a top-level statement, or what looks like one), so a syntax
+    /// error in one top-level definition leaves the others rewritten, and an edit inside one
+    /// never changes another. No rule changes a line's first column, and a chunk whose
+    /// rewrite would is kept as is, so the chunks of a view are the chunks of its original.
     pub fn apply(&self, path: &[u8], text: &[u8]) -> Vec<u8> {
-        if !self.takes(path) {
+        if !self.takes(path) || text.contains(&0) || std::str::from_utf8(text).is_err() {
             return text.to_vec();
         }
-        let Some(once) = self.rewrite(path, text) else {
+        let Some(mut parser) = python_parser() else {
             return text.to_vec();
         };
-        if once == text {
-            return once;
+        let mut out = Vec::with_capacity(text.len());
+        for chunk in chunks(text) {
+            out.extend_from_slice(&self.apply_chunk(&mut parser, path, chunk));
         }
-        match self.rewrite(path, &once) {
-            Some(back) if back == text => once,
-            _ => {
-                tracing::debug!(
-                    path = %String::from_utf8_lossy(path),
-                    "level 4: rewrite is not its own inverse here; file kept as is"
-                );
-                text.to_vec()
+        out
+    }
+
+    /// One chunk, rewritten when rewriting the result again gives the chunk back and the
+    /// result has no other first-column line (both conditions hold for the result exactly
+    /// when they hold for the chunk, which makes this an involution).
+    fn apply_chunk<'a>(
+        &self,
+        parser: &mut Parser,
+        path: &[u8],
+        chunk: &'a [u8],
+    ) -> std::borrow::Cow<'a, [u8]> {
+        use std::borrow::Cow;
+        let Some(once) = self.rewrite_chunk(parser, path, chunk) else {
+            return Cow::Borrowed(chunk);
+        };
+        if once == chunk {
+            return Cow::Borrowed(chunk);
+        }
+        let back = self.rewrite_chunk(parser, path, &once);
+        if back.as_deref() == Some(chunk) && chunks(&once).nth(1).is_none() {
+            Cow::Owned(once)
+        } else {
+            tracing::debug!(
+                path = %String::from_utf8_lossy(path),
+                "level 4: a rewrite here is not its own inverse; chunk kept as is"
+            );
+            Cow::Borrowed(chunk)
+        }
+    }
+
+    /// Every site of every rewritten function applied once, chunk by chunk, unchecked
+    /// (chunks that do not parse pass unchanged); `None` when the sites of a chunk collide.
+    /// For measurements and tests: views use `apply`.
+    pub fn rewrite(&self, path: &[u8], text: &[u8]) -> Option<Vec<u8>> {
+        let mut parser = python_parser()?;
+        let mut out = Vec::with_capacity(text.len());
+        for chunk in chunks(text) {
+            match self.rewrite_chunk(&mut parser, path, chunk) {
+                Some(c) => out.extend_from_slice(&c),
+                None if self.sites_with(&mut parser, path, chunk).is_none() => {
+                    out.extend_from_slice(chunk)
+                }
+                None => return None,
             }
         }
+        Some(out)
     }
 
-    /// Every site of every rewritten function applied once, unchecked; `None` when the file
-    /// does not parse or its sites collide. For measurements and tests: views use `apply`.
-    pub fn rewrite(&self, path: &[u8], text: &[u8]) -> Option<Vec<u8>> {
-        let mut sites = self.sites(path, text)?;
-        site::render(text, &mut sites)
+    fn rewrite_chunk(&self, parser: &mut Parser, path: &[u8], chunk: &[u8]) -> Option<Vec<u8>> {
+        let mut sites = self.sites_with(parser, path, chunk)?;
+        site::render(chunk, &mut sites)
     }
 
-    /// The sites of `text` (`None`: not Python this level can read).
+    /// The sites of `text` parsed whole (`None`: not Python this level can read).
     pub fn sites(&self, path: &[u8], text: &[u8]) -> Option<Vec<Site>> {
+        self.sites_with(&mut python_parser()?, path, text)
+    }
+
+    fn sites_with(&self, parser: &mut Parser, path: &[u8], text: &[u8]) -> Option<Vec<Site>> {
         if text.contains(&0) || std::str::from_utf8(text).is_err() {
             return None;
         }
-        let mut parser = Parser::new();
-        parser
-            .set_language(&tree_sitter_python::LANGUAGE.into())
-            .ok()?;
         let tree = parser.parse(text, None)?;
         let root = tree.root_node();
         if root.has_error() {
@@ -285,6 +331,35 @@ fn de_morgan_site(node: Node, text: &[u8], on: impl Fn(Rule) -> bool) -> Option<
         return None;
     }
     de_morgan::site(node, text)
+}
+
+fn python_parser() -> Option<Parser> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .ok()?;
+    Some(parser)
+}
+
+/// A line that starts a chunk: code in its first column (not indentation, a comment or a
+/// blank line).
+fn starts_chunk(line: &[u8]) -> bool {
+    line.first()
+        .is_some_and(|b| !matches!(b, b' ' | b'\t' | b'#' | b'\r' | b'\n' | b'\x0c'))
+}
+
+/// `text` cut before every line that starts a chunk; the pieces join back to `text`.
+fn chunks(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut starts: Vec<usize> = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        if at == 0 || starts_chunk(line) {
+            starts.push(at);
+        }
+        at += line.len();
+    }
+    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
+    starts.into_iter().zip(ends).map(move |(a, b)| &text[a..b])
 }
 
 /// Pre-order walk with one cursor; `f(node, true)` on entering, `f(node, false)` on leaving.
