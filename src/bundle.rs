@@ -64,6 +64,8 @@ pub struct RewriteOptions {
     pub share: u8,
     /// Regions that must be rewritten (`--rewrite-regions`).
     pub regions: Vec<crate::transform::rewrite::regions::Region>,
+    /// The rules in use, comma-separated names (`None`: all).
+    pub rules: Option<String>,
 }
 
 impl Default for RewriteOptions {
@@ -71,6 +73,7 @@ impl Default for RewriteOptions {
         RewriteOptions {
             share: crate::transform::rewrite::DEFAULT_SHARE,
             regions: Vec::new(),
+            rules: None,
         }
     }
 }
@@ -144,6 +147,9 @@ pub struct Bundle {
     /// Level 4: percent of functions rewritten (`transform::rewrite`).
     #[serde(default = "default_rewrite_share")]
     pub rewrite_share: u8,
+    /// Level 4: the rules in use, comma-separated (`None`: all of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite_rules: Option<String>,
     /// Level 4: functions always rewritten, original path -> qualified names
     /// (`--rewrite-regions`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -253,8 +259,14 @@ impl Bundle {
                 .map(|(p, names)| (p.as_bytes().to_vec(), names.clone()))
                 .collect()
         };
-        crate::transform::rewrite::Rewriter::new(self.seed, self.rewrite_share)
-            .forcing(bytes(&self.rewrite_forced))
+        let r = crate::transform::rewrite::Rewriter::new(self.seed, self.rewrite_share);
+        // Names were checked when the bundle was built; an unknown one (a bundle of a later
+        // version) uses no rule rather than guess.
+        let r = match &self.rewrite_rules {
+            Some(list) => r.using(crate::transform::rewrite::Rule::mask_of(list).unwrap_or(0)),
+            None => r,
+        };
+        r.forcing(bytes(&self.rewrite_forced))
             .skipping(bytes(&self.rewrite_skipped))
             .keeping_text_of(self.pinned.iter().map(|p| p.as_bytes().to_vec()))
     }
@@ -897,6 +909,7 @@ pub fn build_with_env(
         ordered: found.ordered,
         pinned,
         rewrite_share: opts.rewrite.share,
+        rewrite_rules: opts.rewrite.rules.clone(),
         rewrite_forced: BTreeMap::new(),
         rewrite_skipped: BTreeMap::new(),
     }

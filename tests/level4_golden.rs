@@ -65,6 +65,7 @@ fn logged_dunders_are_called_the_same_under_every_seed() {
                 "negations",
                 "loop_conditions",
                 "compare_many",
+                "conditionals",
             ]
             .iter()
             .map(|s| s.to_string())
@@ -74,11 +75,15 @@ fn logged_dunders_are_called_the_same_under_every_seed() {
     );
     let view = String::from_utf8(all.apply(b"pkg/logged.py", &orig)).unwrap();
     for needle in [
-        "if not c:\n        log.append(\"else\")",
-        "[1 == x, 1 != x, x == \"s\", x != None, x == 2.5, x == True]",
+        "if not c:\n        log.append('else')",
+        "[1 == x, 1 != x, x == 's', x != None, x == 2.5, x == True]",
         "[x is not None, not x is y, x not in y, not x in y]",
         "while not a or not b:",
         "while not (a and b):",
+        "out.append('f' if not x else 't')",
+        "out.append(None if x else x)",
+        "out.append(2 if not (x in [0, 1, 'a']) else 1)",
+        "out.append(4 if not (not x in (None, 2.5)) else 3)",
     ] {
         assert!(view.contains(needle), "{needle} missing in\n{view}");
     }

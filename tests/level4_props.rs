@@ -40,6 +40,10 @@ enum Stmt {
 }
 
 const SIMPLE: &[&str] = &[
+    "x = 'a' if a else b",
+    "y = a in (1, 'q')",
+    "z = b if not (a + 1) else \"w\"",
+    "return a not in [None, 2]",
     "x = a == 1",
     "return not a in b",
     "y = b is not a",

@@ -188,6 +188,7 @@ fn tour(args: &DemoArgs, original: &Path, view: &Path) -> Result<(), CliError> {
         rename_pure_locals: false,
         rewrite_share: None,
         rewrite_regions: None,
+        rewrite_rules: None,
     };
     let bundle = build_bundle(original, &va)?;
     let renamer = bundle.renamer()?;

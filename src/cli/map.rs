@@ -54,6 +54,9 @@ pub struct Summary {
     pub runs_permuted: Option<usize>,
     pub units_moved: Option<usize>,
     pub lines_moved: Option<usize>,
+    /// Level 4 (`None` without it): functions of the files it takes, the ones the seed
+    /// picked, the ones whose text the view changes, sites by rule.
+    pub level4: Option<crate::transform::rewrite::Measure>,
     /// The most frequent owned names the view keeps, with their reason and occurrences.
     pub top_frozen: Vec<FrozenName>,
 }
@@ -195,7 +198,19 @@ pub fn map(args: &MapArgs) -> Result<(), CliError> {
     } else {
         (None, None, None, None)
     };
+    let level4 = bundle.levels.contains(&4).then(|| {
+        use rayon::prelude::*;
+        let r = bundle.rewriter();
+        tree.files
+            .par_iter()
+            .map(|f| r.measure(f.rel.as_os_str().as_encoded_bytes(), &f.content))
+            .reduce(crate::transform::rewrite::Measure::default, |mut a, b| {
+                a.add(&b);
+                a
+            })
+    });
     let summary = Summary {
+        level4,
         files_reordered,
         runs_permuted,
         units_moved,
@@ -275,6 +290,32 @@ fn print_summary(s: &Summary) {
         println!("runs permuted            {r}");
         println!("units moved              {u}");
         println!("lines moved              {l}");
+    }
+    if let Some(m) = &s.level4 {
+        let pct = |n: usize| {
+            if m.functions == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / m.functions as f64
+            }
+        };
+        println!(
+            "functions rewritten      {} of {} outside tests ({:.1}%; picked by the seed {}, {:.1}%)",
+            m.changed,
+            m.functions,
+            pct(m.changed),
+            m.picked,
+            pct(m.picked)
+        );
+        for (rule, n) in crate::transform::rewrite::Rule::ALL.iter().zip(m.sites) {
+            println!("  sites: {:<16} {n}", rule.name());
+        }
+        if m.chunks_kept > 0 {
+            println!(
+                "  top-level statements kept by the self-check  {}",
+                m.chunks_kept
+            );
+        }
     }
     if !s.top_frozen.is_empty() {
         println!("most frequent owned names kept as they are:");

@@ -70,6 +70,11 @@ pub struct ViewArgs {
     /// touches). Every function overlapping a region is rewritten with every rule.
     #[arg(long, value_name = "FILE")]
     pub rewrite_regions: Option<PathBuf>,
+    /// Level 4: the rules to use, comma-separated [default: all]: invert_if, swap_equality,
+    /// fold_negation, de_morgan, invert_conditional, membership_literal, swap_quotes
+    /// (docs/design-notes.md, "Level 4", says what each does and why it keeps behaviour).
+    #[arg(long, value_name = "RULES")]
+    pub rewrite_rules: Option<String>,
     /// Python interpreter the view will run under; its stdlib and site-packages are scanned
     /// so that names outside code defines are never renamed [default: python3].
     #[arg(long)]
@@ -79,7 +84,7 @@ pub struct ViewArgs {
     pub freeze: Option<PathBuf>,
     /// Use a bundle saved by `schrodinger map --out` instead of building one; it must have
     /// been built for this same tree.
-    #[arg(long, conflicts_with_all = ["python", "freeze", "levels", "rename_pure_locals", "rewrite_share", "rewrite_regions"])]
+    #[arg(long, conflicts_with_all = ["python", "freeze", "levels", "rename_pure_locals", "rewrite_share", "rewrite_regions", "rewrite_rules"])]
     pub bundle: Option<PathBuf>,
     /// Also rename names outside code defines when the repository only uses them as local
     /// variables (stronger view, same behaviour of the repository). Off by default: new code
@@ -365,14 +370,24 @@ pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle
 /// Level 4's options from the command line; asking for them without Level 4 is an error
 /// (they would silently do nothing).
 fn rewrite_options(view: &ViewArgs, levels: &[u8]) -> Result<bundle::RewriteOptions, CliError> {
-    let asked = view.rewrite_share.is_some() || view.rewrite_regions.is_some();
+    let asked = view.rewrite_share.is_some()
+        || view.rewrite_regions.is_some()
+        || view.rewrite_rules.is_some();
     if asked && !levels.contains(&4) {
         return Err(CliError::Msg(
-            "--rewrite-share and --rewrite-regions choose what Level 4 rewrites; add 4 to \
-             --levels (for example --levels 2,3,4)"
+            "--rewrite-share, --rewrite-regions and --rewrite-rules choose what Level 4 \
+             rewrites; add 4 to --levels (for example --levels 2,3,4)"
                 .into(),
         ));
     }
+    let rules = match &view.rewrite_rules {
+        Some(list) => {
+            let mask = crate::transform::rewrite::Rule::mask_of(list)
+                .map_err(|e| CliError::Msg(format!("--rewrite-rules: {e}")))?;
+            Some(crate::transform::rewrite::Rule::names_of(mask))
+        }
+        None => None,
+    };
     let regions = match &view.rewrite_regions {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -387,6 +402,7 @@ fn rewrite_options(view: &ViewArgs, levels: &[u8]) -> Result<bundle::RewriteOpti
             .rewrite_share
             .unwrap_or(crate::transform::rewrite::DEFAULT_SHARE),
         regions,
+        rules,
     })
 }
 

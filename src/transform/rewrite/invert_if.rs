@@ -158,7 +158,7 @@ fn first_on_line(n: Node, text: &[u8]) -> bool {
 }
 
 /// A condition that reads well after a bare `not`: a name, attribute, call or subscript.
-fn is_atom(n: Node) -> bool {
+pub fn is_atom(n: Node) -> bool {
     matches!(n.kind(), "identifier" | "attribute" | "call" | "subscript")
 }
 

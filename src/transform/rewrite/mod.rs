@@ -27,10 +27,13 @@
 
 pub mod de_morgan;
 pub mod fold_negation;
+pub mod invert_conditional;
 pub mod invert_if;
+pub mod membership_literal;
 pub mod regions;
 pub mod site;
 pub mod swap_equality;
+pub mod swap_quotes;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,14 +49,20 @@ pub enum Rule {
     SwapEquality,
     FoldNegation,
     DeMorgan,
+    InvertConditional,
+    MembershipLiteral,
+    SwapQuotes,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 4] = [
+    pub const ALL: [Rule; 7] = [
         Rule::InvertIf,
         Rule::SwapEquality,
         Rule::FoldNegation,
         Rule::DeMorgan,
+        Rule::InvertConditional,
+        Rule::MembershipLiteral,
+        Rule::SwapQuotes,
     ];
 
     pub fn name(self) -> &'static str {
@@ -62,16 +71,45 @@ impl Rule {
             Rule::SwapEquality => "swap_equality",
             Rule::FoldNegation => "fold_negation",
             Rule::DeMorgan => "de_morgan",
+            Rule::InvertConditional => "invert_conditional",
+            Rule::MembershipLiteral => "membership_literal",
+            Rule::SwapQuotes => "swap_quotes",
         }
     }
 
-    fn bit(self) -> u8 {
+    pub fn bit(self) -> u8 {
         1 << (self as u8)
+    }
+
+    /// The mask of rules named in a comma-separated list (`invert_if,swap_quotes`).
+    pub fn mask_of(list: &str) -> Result<u8, String> {
+        let mut mask = 0;
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let r = Rule::ALL.iter().find(|r| r.name() == name).ok_or_else(|| {
+                let known: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+                format!("no Level 4 rule `{name}` (rules: {})", known.join(", "))
+            })?;
+            mask |= r.bit();
+        }
+        if mask == 0 {
+            return Err("no Level 4 rule named".into());
+        }
+        Ok(mask)
+    }
+
+    /// The names of the rules of `mask`, comma-separated.
+    pub fn names_of(mask: u8) -> String {
+        Rule::ALL
+            .iter()
+            .filter(|r| mask & r.bit() != 0)
+            .map(|r| r.name())
+            .collect::<Vec<_>>()
+            .join(",")
     }
 }
 
 /// Every rule on.
-pub const ALL_RULES: u8 = 0b1111;
+pub const ALL_RULES: u8 = 0b111_1111;
 
 /// Which functions a view rewrites.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -85,6 +123,8 @@ pub struct Rewriter {
     skipped: BTreeMap<Vec<u8>, BTreeSet<String>>,
     /// Files shown in their own text (`transform::pinned`).
     pinned: BTreeSet<Vec<u8>>,
+    /// The rules in use (a mask of `Rule::bit`); `None`: all.
+    rules: Option<u8>,
 }
 
 /// Share of functions rewritten when none is given.
@@ -109,6 +149,12 @@ impl Rewriter {
         self
     }
 
+    /// Use only the rules of `mask` (see [`Rule::mask_of`]).
+    pub fn using(mut self, mask: u8) -> Rewriter {
+        self.rules = Some(mask);
+        self
+    }
+
     pub fn keeping_text_of(mut self, pinned: impl IntoIterator<Item = Vec<u8>>) -> Rewriter {
         self.pinned = pinned.into_iter().collect();
         self
@@ -117,6 +163,10 @@ impl Rewriter {
     /// The rules (a mask of [`Rule::bit`]) applied inside function `qualname` of `path`; 0
     /// when the function keeps its text.
     pub fn mask(&self, path: &[u8], qualname: &str) -> u8 {
+        self.mask_of_all_rules(path, qualname) & self.rules.unwrap_or(ALL_RULES)
+    }
+
+    fn mask_of_all_rules(&self, path: &[u8], qualname: &str) -> u8 {
         let has = |m: &BTreeMap<Vec<u8>, BTreeSet<String>>| {
             m.get(path).is_some_and(|s| s.contains(qualname))
         };
@@ -234,6 +284,44 @@ impl Rewriter {
     }
 
     fn sites_with(&self, parser: &mut Parser, path: &[u8], text: &[u8]) -> Option<Vec<Site>> {
+        Some(self.found_in(parser, path, text)?.sites)
+    }
+
+    /// What Level 4 does to one file: functions, the ones the seed picked, the ones whose
+    /// text the view changes, sites applied by rule, and chunks the self-check kept as they
+    /// were. For `map`.
+    pub fn measure(&self, path: &[u8], text: &[u8]) -> Measure {
+        let mut m = Measure::default();
+        if !self.takes(path) || text.contains(&0) || std::str::from_utf8(text).is_err() {
+            return m;
+        }
+        let Some(mut parser) = python_parser() else {
+            return m;
+        };
+        for chunk in chunks(text) {
+            let Some(found) = self.found_in(&mut parser, path, chunk) else {
+                continue;
+            };
+            m.functions += found.functions.len();
+            m.picked += found.functions.iter().filter(|f| f.1 != 0).count();
+            if found.sites.is_empty() {
+                continue;
+            }
+            if self.apply_chunk(&mut parser, path, chunk) == chunk {
+                m.chunks_kept += 1;
+                continue;
+            }
+            let mut changed = std::collections::BTreeSet::new();
+            for (rule, owner) in &found.tags {
+                m.sites[*rule as usize] += 1;
+                changed.insert(*owner);
+            }
+            m.changed += changed.len();
+        }
+        m
+    }
+
+    fn found_in(&self, parser: &mut Parser, path: &[u8], text: &[u8]) -> Option<Found> {
         if text.contains(&0) || std::str::from_utf8(text).is_err() {
             return None;
         }
@@ -243,7 +331,7 @@ impl Rewriter {
             return None;
         }
         let lines = Lines::new(text);
-        let mut sites = Vec::new();
+        let mut found = Found::default();
         let mut scopes: Vec<Scope> = Vec::new();
         walk(root, &mut |node, entering| {
             if !entering {
@@ -269,25 +357,68 @@ impl Rewriter {
                 let body = node
                     .child_by_field_name("body")
                     .map_or(usize::MAX, |b| b.start_byte());
+                let function = (node.kind() == "function_definition").then(|| {
+                    found.functions.push((qual.clone(), mask));
+                    found.functions.len() - 1
+                });
                 scopes.push(Scope {
                     id: node.id(),
                     qualname: qual,
                     mask,
                     body,
+                    function,
                 });
                 return;
             }
             // Parameters' defaults and annotations run where the function is defined: they
             // belong to the scope around it, which keeps its text.
-            let mask = scopes
-                .last()
-                .filter(|s| node.start_byte() >= s.body)
-                .map_or(0, |s| s.mask);
-            if mask != 0 {
-                sites.extend(site_of(node, text, &lines, mask));
+            let Some(scope) = scopes.last().filter(|s| node.start_byte() >= s.body) else {
+                return;
+            };
+            if let (Some(owner), true) = (scope.function, scope.mask != 0) {
+                if let Some((rule, site)) = site_of(node, text, &lines, scope.mask) {
+                    found.sites.push(site);
+                    found.tags.push((rule, owner));
+                }
             }
         });
-        Some(sites)
+        Some(found)
+    }
+}
+
+/// The sites of a text, each with its rule and the function it belongs to, and the
+/// functions (qualified name, mask).
+#[derive(Default)]
+struct Found {
+    sites: Vec<Site>,
+    tags: Vec<(Rule, usize)>,
+    functions: Vec<(String, u8)>,
+}
+
+/// What `Rewriter::measure` counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Measure {
+    /// Functions (and methods) in the files this level takes.
+    pub functions: usize,
+    /// Functions the seed (or a region) picked.
+    pub picked: usize,
+    /// Functions whose text the view changes.
+    pub changed: usize,
+    /// Sites rewritten, by rule (in `Rule::ALL` order).
+    pub sites: [usize; 7],
+    /// Chunks with sites that the self-check kept as they were.
+    pub chunks_kept: usize,
+}
+
+impl Measure {
+    pub fn add(&mut self, o: &Measure) {
+        self.functions += o.functions;
+        self.picked += o.picked;
+        self.changed += o.changed;
+        for (a, b) in self.sites.iter_mut().zip(o.sites) {
+            *a += b;
+        }
+        self.chunks_kept += o.chunks_kept;
     }
 }
 
@@ -297,27 +428,49 @@ struct Scope {
     mask: u8,
     /// Where the body starts.
     body: usize,
+    /// Index of the function in `Found::functions` (`None` for a class).
+    function: Option<usize>,
 }
 
 /// The site of `node` under the rules of `mask`, if any. At most one rule matches a node:
 /// they look at different node kinds, or (De Morgan against `invert_if`) defer explicitly.
-fn site_of(node: Node, text: &[u8], lines: &Lines, mask: u8) -> Option<Site> {
+fn site_of(node: Node, text: &[u8], lines: &Lines, mask: u8) -> Option<(Rule, Site)> {
     let on = |r: Rule| mask & r.bit() != 0;
+    let tag = |r: Rule| move |s: Site| (r, s);
+    let fold = || {
+        on(Rule::FoldNegation)
+            .then(|| fold_negation::site(node, text))
+            .flatten()
+            .map(tag(Rule::FoldNegation))
+    };
+    let de_morgan = || de_morgan_site(node, text, on).map(tag(Rule::DeMorgan));
     match node.kind() {
-        "if_statement" if on(Rule::InvertIf) => invert_if::site(node, text, lines),
+        "if_statement" if on(Rule::InvertIf) => {
+            invert_if::site(node, text, lines).map(tag(Rule::InvertIf))
+        }
         "comparison_operator" => on(Rule::SwapEquality)
             .then(|| swap_equality::site(node, text))
             .flatten()
-            .or_else(|| {
-                on(Rule::FoldNegation)
-                    .then(|| fold_negation::site(node, text))
-                    .flatten()
-            }),
-        "not_operator" => on(Rule::FoldNegation)
-            .then(|| fold_negation::site(node, text))
+            .map(tag(Rule::SwapEquality))
+            .or_else(fold),
+        "not_operator" => fold().or_else(de_morgan),
+        "boolean_operator" => de_morgan(),
+        "conditional_expression" => on(Rule::InvertConditional)
+            .then(|| invert_conditional::site(node, text))
             .flatten()
-            .or_else(|| de_morgan_site(node, text, on)),
-        "boolean_operator" => de_morgan_site(node, text, on),
+            .map(tag(Rule::InvertConditional)),
+        "string" => on(Rule::SwapQuotes)
+            .then(|| swap_quotes::site(node, text))
+            .flatten()
+            .map(tag(Rule::SwapQuotes)),
+        "list" | "tuple" => on(Rule::MembershipLiteral)
+            .then(|| {
+                node.parent()
+                    .and_then(|p| membership_literal::site(p, text))
+            })
+            .flatten()
+            .filter(|s| s.range == node.byte_range())
+            .map(tag(Rule::MembershipLiteral)),
         _ => None,
     }
 }
