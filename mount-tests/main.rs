@@ -16,6 +16,7 @@ mod install;
 mod killed;
 mod leak;
 mod reorder;
+mod rewrite;
 mod round_trip;
 mod run;
 mod staleness;

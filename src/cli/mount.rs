@@ -195,6 +195,15 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
         if args.view.rename_pure_locals {
             cmd.arg("--rename-pure-locals");
         }
+        if let Some(s) = args.view.rewrite_share {
+            cmd.arg("--rewrite-share").arg(s.to_string());
+        }
+        if let Some(f) = &args.view.rewrite_regions {
+            cmd.arg("--rewrite-regions").arg(resolve(f)?);
+        }
+        if let Some(r) = &args.view.rewrite_rules {
+            cmd.arg("--rewrite-rules").arg(r);
+        }
     }
     if args.no_watch {
         cmd.arg("--no-watch");
