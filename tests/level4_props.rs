@@ -221,3 +221,27 @@ fn generated_files_have_sites_of_every_rule() {
     let out = String::from_utf8(r.apply(PATH.as_bytes(), src)).unwrap();
     assert_eq!(out, "def f(a, b):\n    if not (1 == a):\n        pass\n    else:\n        x = not a is None\n    while not a or not b:\n        break\n    return a not in b\n");
 }
+
+/// Shrunk from `law4_an_edit_in_one_function_changes_only_its_lines` before rewrites were
+/// applied per top-level statement: an edit that breaks the syntax of one function sent the
+/// whole file back as the view showed it, the other functions in their rewritten form.
+#[test]
+fn a_syntax_error_in_one_function_leaves_the_others_as_they_were() {
+    let src = "import os\n\ndef f0(a, b):\n    if a:\n        x = a == 1\n    else:\n        x = a == 1\n\ndef f1(a, b):\n    if a:\n        a = None != b\n    else:\n        x = a == 1\n";
+    let r = Rewriter::new(0, 100);
+    let view = String::from_utf8(r.apply(PATH.as_bytes(), src.as_bytes())).unwrap();
+    assert_ne!(view, src);
+    // The first `if` of f0 becomes a plain statement: its `else:` is now a syntax error.
+    let mut lines: Vec<&str> = view.lines().collect();
+    lines[3] = "    x = a == 2";
+    let broken = format!("{}\n", lines.join("\n"));
+    let back = String::from_utf8(r.apply(PATH.as_bytes(), broken.as_bytes())).unwrap();
+    let (o, b): (Vec<&str>, Vec<&str>) = (src.lines().collect(), back.lines().collect());
+    assert_eq!(o.len(), b.len());
+    for (i, (x, y)) in o.iter().zip(&b).enumerate() {
+        if x != y {
+            assert!((2..=7).contains(&i), "line {i} of f1 changed:\n{back}");
+        }
+    }
+    assert_eq!(back.lines().nth(3), Some("    x = a == 2"));
+}
