@@ -66,6 +66,8 @@ pub struct RewriteOptions {
     pub regions: Vec<crate::transform::rewrite::regions::Region>,
     /// The rules in use, comma-separated names (`None`: all).
     pub rules: Option<String>,
+    /// Functions kept as written (`--rewrite-skip`): original path -> qualified names.
+    pub skip: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Default for RewriteOptions {
@@ -74,6 +76,7 @@ impl Default for RewriteOptions {
             share: crate::transform::rewrite::DEFAULT_SHARE,
             regions: Vec::new(),
             rules: None,
+            skip: BTreeMap::new(),
         }
     }
 }
@@ -155,7 +158,7 @@ pub struct Bundle {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rewrite_forced: BTreeMap<String, BTreeSet<String>>,
     /// Level 4: functions kept as written because their rewrite changed a test's outcome
-    /// (`map --verify`).
+    /// (`--rewrite-skip`, as `verify --auto-skip-rewrites` writes it).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rewrite_skipped: BTreeMap<String, BTreeSet<String>>,
 }
@@ -911,7 +914,7 @@ pub fn build_with_env(
         rewrite_share: opts.rewrite.share,
         rewrite_rules: opts.rewrite.rules.clone(),
         rewrite_forced: BTreeMap::new(),
-        rewrite_skipped: BTreeMap::new(),
+        rewrite_skipped: opts.rewrite.skip.clone(),
     }
 }
 

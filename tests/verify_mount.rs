@@ -223,3 +223,89 @@ fn unsafe_name_is_reported_and_auto_frozen() {
     assert!(out.status.success(), "{r:#}");
     assert_eq!(r["same"], 2, "{r:#}");
 }
+
+/// A test that reads a function's source text: a Level 4 rewrite of that function (and of
+/// no other) changes its outcome, and `--auto-skip-rewrites` finds exactly that function.
+#[test]
+fn a_rewrite_a_test_reads_is_found_and_dropped() {
+    let test = "verify_mount::auto_skip_rewrites";
+    if !can_mount(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("calc-repo");
+    std::fs::create_dir_all(orig.join("calc")).unwrap();
+    std::fs::create_dir_all(orig.join("tests")).unwrap();
+    std::fs::write(
+        orig.join("calc/__init__.py"),
+        "def is_one(x):\n    return x == 1\n\n\ndef is_two(x):\n    return x == 2\n\n\n\
+         def is_three(x):\n    return x == 3\n",
+    )
+    .unwrap();
+    std::fs::write(orig.join("tests/__init__.py"), "").unwrap();
+    std::fs::write(
+        orig.join("tests/test_calc.py"),
+        "import inspect\nimport unittest\n\nimport calc\n\n\n\
+         class CalcTests(unittest.TestCase):\n\
+         \x20   def test_values(self):\n\
+         \x20       self.assertTrue(calc.is_one(1) and calc.is_two(2) and calc.is_three(3))\n\n\
+         \x20   def test_source(self):\n\
+         \x20       self.assertIn(\"x == 2\", inspect.getsource(calc.is_two))\n",
+    )
+    .unwrap();
+    let skip = dir.path().join("skip.txt");
+    let (o, s) = (orig.to_str().unwrap(), skip.to_str().unwrap());
+    let opts = [
+        "--seed",
+        "7",
+        "--levels",
+        "2,3,4",
+        "--rewrite-share",
+        "100",
+        "--rewrite-rules",
+        "swap_equality",
+    ];
+    let mut args: Vec<&str> = opts.to_vec();
+    args.extend([
+        "--json",
+        "--auto-skip-rewrites",
+        s,
+        o,
+        "--",
+        "python3",
+        "-m",
+        "unittest",
+    ]);
+    let Some(out) = verify(&args, test) else {
+        return;
+    };
+    let r = json(&out);
+    assert!(!out.status.success(), "verify must fail: {r:#}");
+    assert_eq!(r["same"], 1, "{r:#}");
+    assert_eq!(
+        r["different"][0]["id"],
+        "tests.test_calc.CalcTests.test_source"
+    );
+    assert_eq!(r["auto_skip"]["found"], true, "{r:#}");
+    assert_eq!(r["auto_skip"]["candidates"], 3, "{r:#}");
+    let text = std::fs::read_to_string(&skip).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines, ["calc/__init__.py::is_two"], "{text}");
+
+    // With that skip file the view gives the same outcomes.
+    let mut args: Vec<&str> = opts.to_vec();
+    args.extend([
+        "--json",
+        "--rewrite-skip",
+        s,
+        o,
+        "--",
+        "python3",
+        "-m",
+        "unittest",
+    ]);
+    let out = verify(&args, test).unwrap();
+    let r = json(&out);
+    assert!(out.status.success(), "{r:#}");
+    assert_eq!(r["same"], 2, "{r:#}");
+}

@@ -189,6 +189,7 @@ fn tour(args: &DemoArgs, original: &Path, view: &Path) -> Result<(), CliError> {
         rewrite_share: None,
         rewrite_regions: None,
         rewrite_rules: None,
+        rewrite_skip: None,
     };
     let bundle = build_bundle(original, &va)?;
     let renamer = bundle.renamer()?;

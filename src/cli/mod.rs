@@ -55,8 +55,8 @@ pub struct ViewArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Transform levels: 2 renames identifiers and paths, 3 reorders definitions inside files,
-    /// 4 restates function bodies by behaviour-preserving rewrites (inverted if/else, swapped
-    /// equalities, folded negations, De Morgan in conditions) [default: 2,3]. `0` is the
+    /// 4 restates function bodies outside tests by behaviour-preserving rewrites (see
+    /// --rewrite-rules) [default: 2,3]. `0` is the
     /// identity view: the same daemon, write path and shadow `.git` with nothing transformed,
     /// the baseline to compare a transformed run with.
     #[arg(long)]
@@ -75,6 +75,10 @@ pub struct ViewArgs {
     /// (docs/design-notes.md, "Level 4", says what each does and why it keeps behaviour).
     #[arg(long, value_name = "RULES")]
     pub rewrite_rules: Option<String>,
+    /// Level 4: file of functions kept as written, `PATH::QUALNAME` per line (original path;
+    /// `verify --auto-skip-rewrites` writes one).
+    #[arg(long, value_name = "FILE")]
+    pub rewrite_skip: Option<PathBuf>,
     /// Python interpreter the view will run under; its stdlib and site-packages are scanned
     /// so that names outside code defines are never renamed [default: python3].
     #[arg(long)]
@@ -84,7 +88,7 @@ pub struct ViewArgs {
     pub freeze: Option<PathBuf>,
     /// Use a bundle saved by `schrodinger map --out` instead of building one; it must have
     /// been built for this same tree.
-    #[arg(long, conflicts_with_all = ["python", "freeze", "levels", "rename_pure_locals", "rewrite_share", "rewrite_regions", "rewrite_rules"])]
+    #[arg(long, conflicts_with_all = ["python", "freeze", "levels", "rename_pure_locals", "rewrite_share", "rewrite_regions", "rewrite_rules", "rewrite_skip"])]
     pub bundle: Option<PathBuf>,
     /// Also rename names outside code defines when the repository only uses them as local
     /// variables (stronger view, same behaviour of the repository). Off by default: new code
@@ -372,11 +376,12 @@ pub fn build_bundle_and_tree(original: &Path, view: &ViewArgs) -> Result<(Bundle
 fn rewrite_options(view: &ViewArgs, levels: &[u8]) -> Result<bundle::RewriteOptions, CliError> {
     let asked = view.rewrite_share.is_some()
         || view.rewrite_regions.is_some()
-        || view.rewrite_rules.is_some();
+        || view.rewrite_rules.is_some()
+        || view.rewrite_skip.is_some();
     if asked && !levels.contains(&4) {
         return Err(CliError::Msg(
-            "--rewrite-share, --rewrite-regions and --rewrite-rules choose what Level 4 \
-             rewrites; add 4 to --levels (for example --levels 2,3,4)"
+            "--rewrite-share, --rewrite-regions, --rewrite-rules and --rewrite-skip choose what \
+             Level 4 rewrites; add 4 to --levels (for example --levels 2,3,4)"
                 .into(),
         ));
     }
@@ -387,6 +392,15 @@ fn rewrite_options(view: &ViewArgs, levels: &[u8]) -> Result<bundle::RewriteOpti
             Some(crate::transform::rewrite::Rule::names_of(mask))
         }
         None => None,
+    };
+    let skip = match &view.rewrite_skip {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| CliError::io(format!("reading {}", p.display()), e))?;
+            verify::skip::parse_skip_file(&text)
+                .map_err(|e| CliError::Msg(format!("{}: {e}", p.display())))?
+        }
+        None => Default::default(),
     };
     let regions = match &view.rewrite_regions {
         Some(p) => {
@@ -403,6 +417,7 @@ fn rewrite_options(view: &ViewArgs, levels: &[u8]) -> Result<bundle::RewriteOpti
             .unwrap_or(crate::transform::rewrite::DEFAULT_SHARE),
         regions,
         rules,
+        skip,
     })
 }
 

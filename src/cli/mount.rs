@@ -204,6 +204,9 @@ pub fn mount(args: &MountArgs) -> Result<(), CliError> {
         if let Some(r) = &args.view.rewrite_rules {
             cmd.arg("--rewrite-rules").arg(r);
         }
+        if let Some(f) = &args.view.rewrite_skip {
+            cmd.arg("--rewrite-skip").arg(resolve(f)?);
+        }
     }
     if args.no_watch {
         cmd.arg("--no-watch");

@@ -13,6 +13,7 @@ pub mod outcomes;
 mod search;
 use search::auto_freeze;
 mod side;
+pub mod skip;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsString;
@@ -50,6 +51,11 @@ pub struct VerifyArgs {
     /// and write it to FILE (the --freeze format, with the test that motivated each name).
     #[arg(long, value_name = "FILE")]
     pub auto_freeze: Option<PathBuf>,
+    /// With Level 4: when outcomes differ, find a small set of rewritten functions whose
+    /// rewrites, dropped, restore equal outcomes, and write it to FILE (the --rewrite-skip
+    /// format: `PATH::QUALNAME` lines).
+    #[arg(long, value_name = "FILE")]
+    pub auto_skip_rewrites: Option<PathBuf>,
     /// The original checkout.
     pub original: PathBuf,
     /// The test command, after `--` (e.g. `-- python -m pytest -q tests/`).
@@ -185,6 +191,7 @@ pub struct Report {
     pub only_view: Vec<OneSide>,
     pub warnings: Vec<String>,
     pub auto_freeze: Option<AutoFreeze>,
+    pub auto_skip: Option<skip::AutoSkip>,
     pub ok: bool,
 }
 
@@ -300,6 +307,10 @@ pub fn verify(args: &VerifyArgs) -> Result<(), CliError> {
         if let Some(file) = &args.auto_freeze {
             let af = auto_freeze(&ctx, &base, &renamer, &report, &orig_results, file)?;
             report.auto_freeze = Some(af);
+        }
+        if let Some(file) = &args.auto_skip_rewrites {
+            let sk = skip::auto_skip(&ctx, &base, &report, &orig_results, file)?;
+            report.auto_skip = Some(sk);
         }
     }
     ctx.clock.say("verify", "done");
@@ -601,6 +612,7 @@ fn compare(
         only_view,
         warnings: Vec::new(),
         auto_freeze: None,
+        auto_skip: None,
         ok,
     }
 }
@@ -669,6 +681,15 @@ fn render(r: &Report) -> String {
     ] {
         for o in list {
             let _ = writeln!(s, "{title} {} ({}), view id {}", o.id, o.outcome, o.view_id);
+        }
+    }
+    if let Some(sk) = &r.auto_skip {
+        let _ = writeln!(s, "\nauto-skip-rewrites: {}", sk.message);
+        for f in &sk.functions {
+            let _ = writeln!(s, "  {f}");
+        }
+        if sk.probes > 0 {
+            let _ = writeln!(s, "  ({} candidates, {} probes)", sk.candidates, sk.probes);
         }
     }
     if let Some(af) = &r.auto_freeze {

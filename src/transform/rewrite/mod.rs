@@ -321,6 +321,29 @@ impl Rewriter {
         m
     }
 
+    /// Qualified names of the functions of one file whose text the view changes.
+    pub fn changed_functions(&self, path: &[u8], text: &[u8]) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        if !self.takes(path) || text.contains(&0) || std::str::from_utf8(text).is_err() {
+            return out;
+        }
+        let Some(mut parser) = python_parser() else {
+            return out;
+        };
+        for chunk in chunks(text) {
+            let Some(found) = self.found_in(&mut parser, path, chunk) else {
+                continue;
+            };
+            if found.sites.is_empty() || self.apply_chunk(&mut parser, path, chunk) == chunk {
+                continue;
+            }
+            for (_, owner) in &found.tags {
+                out.insert(found.functions[*owner].0.clone());
+            }
+        }
+        out
+    }
+
     fn found_in(&self, parser: &mut Parser, path: &[u8], text: &[u8]) -> Option<Found> {
         if text.contains(&0) || std::str::from_utf8(text).is_err() {
             return None;
