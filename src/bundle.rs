@@ -171,6 +171,10 @@ pub struct Wanted {
     pub python: Option<String>,
     pub freeze: Option<Vec<String>>,
     pub rename_pure_locals: Option<bool>,
+    /// Level 4's share and rules (the rules as `Rule::names_of` spells them; `Some(None)`:
+    /// all rules).
+    pub rewrite_share: Option<u8>,
+    pub rewrite_rules: Option<Option<String>>,
 }
 
 impl Bundle {
@@ -212,6 +216,24 @@ impl Bundle {
                     b.len()
                 ));
             }
+        }
+        if let Some(s) = want.rewrite_share.filter(|s| *s != self.rewrite_share) {
+            out.push(format!(
+                "--rewrite-share {s} (the view rewrites {}% of functions)",
+                self.rewrite_share
+            ));
+        }
+        if let Some(r) = want
+            .rewrite_rules
+            .as_ref()
+            .filter(|r| **r != self.rewrite_rules)
+        {
+            let text = |r: &Option<String>| r.clone().unwrap_or_else(|| "all".into());
+            out.push(format!(
+                "--rewrite-rules {} (the view uses {})",
+                text(r),
+                text(&self.rewrite_rules)
+            ));
         }
         if let Some(r) = want
             .rename_pure_locals
@@ -1447,6 +1469,8 @@ mod tests {
             python: Some("/usr/bin/python3".into()),
             freeze: Some(vec!["loan".into(), "loan".into()]),
             rename_pure_locals: Some(false),
+            rewrite_share: Some(crate::transform::rewrite::DEFAULT_SHARE),
+            rewrite_rules: Some(None),
         };
         assert!(
             b.disagreements(&same).is_empty(),
@@ -1459,9 +1483,11 @@ mod tests {
             python: Some("/opt/venv/bin/python".into()),
             freeze: Some(vec![]),
             rename_pure_locals: Some(true),
+            rewrite_share: Some(100),
+            rewrite_rules: Some(Some("swap_quotes".into())),
         };
         let d = b.disagreements(&other);
-        assert_eq!(d.len(), 5, "{d:?}");
+        assert_eq!(d.len(), 7, "{d:?}");
         assert!(
             d[0].starts_with("seed 8") && d[1].starts_with("levels 2"),
             "{d:?}"

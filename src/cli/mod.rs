@@ -120,6 +120,16 @@ impl ViewArgs {
                 .map(bundle::read_freeze_file)
                 .transpose()?,
             rename_pure_locals: self.rename_pure_locals.then_some(true),
+            rewrite_share: self.rewrite_share,
+            rewrite_rules: self
+                .rewrite_rules
+                .as_deref()
+                .map(|l| {
+                    crate::transform::rewrite::Rule::mask_of(l)
+                        .map(|m| Some(crate::transform::rewrite::Rule::names_of(m)))
+                        .map_err(|e| CliError::Msg(format!("--rewrite-rules: {e}")))
+                })
+                .transpose()?,
         })
     }
 }

@@ -284,6 +284,8 @@ pub fn against_live_views(original: &Path, built: &Bundle) -> Result<Option<Path
             python: Some(built.python.clone()),
             freeze: Some(built.freeze.clone()),
             rename_pure_locals: Some(built.rename_pure_locals),
+            rewrite_share: Some(built.rewrite_share),
+            rewrite_rules: Some(built.rewrite_rules.clone()),
         };
         let d = live.disagreements(&want);
         if !d.is_empty() {
