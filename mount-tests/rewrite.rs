@@ -96,3 +96,64 @@ fn levels_two_three_four_round_trip_and_run_the_same() {
         "writing the view back unchanged changes nothing"
     );
 }
+
+/// `--rewrite-regions` rewrites exactly the functions a region overlaps, even with no share
+/// (an evaluator naming the functions of a gold patch); `map` counts them.
+#[test]
+fn regions_name_the_functions_that_are_rewritten() {
+    let repo = Repo::with_files(&[("shop/__init__.py", ""), ("shop/cart.py", CART)]);
+    let regions = repo.dir.path().join("regions.txt");
+    // Line 10 is the body of `label`.
+    fs::write(&regions, "# the gold patch\nshop/cart.py:10\n").unwrap();
+    let out = repo.dir.path().join("view");
+    let args = [
+        "--seed",
+        "5",
+        "--levels",
+        "4",
+        "--rewrite-share",
+        "0",
+        "--rewrite-regions",
+        regions.to_str().unwrap(),
+    ];
+    crate::harness::schrodinger_ok(
+        &[
+            &["export".as_ref()],
+            &args.map(std::ffi::OsStr::new)[..],
+            &[repo.orig.as_os_str(), out.as_os_str()],
+        ]
+        .concat(),
+        b"",
+    );
+    let view = fs::read_to_string(out.join("shop/cart.py")).unwrap();
+    let (o, v): (Vec<&str>, Vec<&str>) = (CART.lines().collect(), view.lines().collect());
+    let changed: Vec<usize> = (0..o.len()).filter(|&i| o[i] != v[i]).collect();
+    assert_eq!(changed, [9], "only label's body changes:\n{view}");
+    let summary = String::from_utf8(crate::harness::schrodinger_ok(
+        &[
+            &["map".as_ref()],
+            &args.map(std::ffi::OsStr::new)[..],
+            &[repo.orig.as_os_str()],
+        ]
+        .concat(),
+        b"",
+    ))
+    .unwrap();
+    assert!(
+        summary.contains("functions rewritten      1 of 3"),
+        "{summary}"
+    );
+    // A region with no function in it is an error that says so.
+    fs::write(&regions, "shop/cart.py:7\n").unwrap();
+    let bad = crate::harness::schrodinger(
+        &[
+            &["map".as_ref()],
+            &args.map(std::ffi::OsStr::new)[..],
+            &[repo.orig.as_os_str()],
+        ]
+        .concat(),
+        b"",
+    );
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no function there"));
+}
