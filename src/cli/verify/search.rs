@@ -177,40 +177,8 @@ pub(super) fn auto_freeze(
         return Ok(result);
     }
 
-    // Rerun only the differing tests where the runner allows it; compare with the original
-    // side run the same way.
-    let diff_ids: Vec<String> = report
-        .different
-        .iter()
-        .map(|d| d.id.clone())
-        .chain(report.only_original.iter().map(|o| o.id.clone()))
-        .filter(|i| i != outcomes::EXIT_STATUS_ID)
-        .collect();
-    let mut select: Option<Vec<String>> = None;
-    let mut baseline: Vec<TestResult> = orig_results.to_vec();
-    if outcomes::can_select(ctx.runner) && !diff_ids.is_empty() && report.only_view.is_empty() {
-        ctx.clock.say(
-            "auto-freeze",
-            "rerunning the differing tests on the original",
-        );
-        let b = run_side(
-            ctx,
-            "original-selected",
-            &ctx.original,
-            &ctx.args.command,
-            &[],
-            Some(&diff_ids),
-        )?;
-        if diff_ids
-            .iter()
-            .all(|i| b.results.iter().any(|r| &r.id == i))
-        {
-            baseline = b.results;
-            select = Some(diff_ids.clone());
-        }
-    }
-    let baseline_map: HashMap<String, Outcome> =
-        baseline.iter().map(|r| (r.id.clone(), r.outcome)).collect();
+    let Baseline { select, want } = baseline(ctx, report, orig_results, "auto-freeze")?;
+    let diff_ids: Vec<String> = differing_ids(report);
 
     let mut probes = 0usize;
     let mut probe = |subset: &[String], only: Option<&[String]>| -> Result<bool, CliError> {
@@ -240,27 +208,7 @@ pub(super) fn auto_freeze(
             select.as_deref(),
             &mut w,
         )?;
-        let got: HashMap<&str, Outcome> = run
-            .results
-            .iter()
-            .map(|r| (r.id.as_str(), r.outcome))
-            .collect();
-        let good = match &select {
-            Some(ids) => ids
-                .iter()
-                .all(|i| got.get(i.as_str()) == baseline_map.get(i)),
-            None => {
-                let results = if run.results.is_empty() {
-                    vec![outcomes::exit_code_result(run.success, "")]
-                } else {
-                    run.results.clone()
-                };
-                results.len() == baseline.len()
-                    && results
-                        .iter()
-                        .all(|r| baseline_map.get(&r.id) == Some(&r.outcome))
-            }
-        };
+        let good = want.matches(&run, select.as_deref());
         ctx.clock.say(
             "auto-freeze",
             if good {
@@ -401,4 +349,97 @@ pub(super) fn probe_renamer(
     n: usize,
 ) -> Result<Renamer, CliError> {
     Ok(probe_bundle(ctx, extra, n)?.renamer()?)
+}
+
+/// The ids of the tests a report finds differing (the exit-status pseudo-test left out).
+pub(super) fn differing_ids(report: &Report) -> Vec<String> {
+    report
+        .different
+        .iter()
+        .map(|d| d.id.clone())
+        .chain(report.only_original.iter().map(|o| o.id.clone()))
+        .filter(|i| i != outcomes::EXIT_STATUS_ID)
+        .collect()
+}
+
+/// What a probe's view run must give: the differing tests alone (`select`), when the runner
+/// can run them alone and the original, so run, has them all; else every test as the
+/// original gave them.
+pub(super) struct Baseline {
+    pub select: Option<Vec<String>>,
+    pub want: Want,
+}
+
+/// The original's outcomes a probe is compared with.
+pub(super) struct Want {
+    results: Vec<TestResult>,
+    by_id: HashMap<String, Outcome>,
+}
+
+impl Want {
+    fn new(results: Vec<TestResult>) -> Want {
+        let by_id = results.iter().map(|r| (r.id.clone(), r.outcome)).collect();
+        Want { results, by_id }
+    }
+
+    /// Whether a view run gave the original's outcomes (on `select` alone, when given).
+    pub fn matches(&self, run: &RunResult, select: Option<&[String]>) -> bool {
+        match select {
+            Some(ids) => {
+                let got: HashMap<&str, Outcome> = run
+                    .results
+                    .iter()
+                    .map(|r| (r.id.as_str(), r.outcome))
+                    .collect();
+                ids.iter().all(|i| got.get(i.as_str()) == self.by_id.get(i))
+            }
+            None => {
+                let results = if run.results.is_empty() {
+                    vec![outcomes::exit_code_result(run.success, "")]
+                } else {
+                    run.results.clone()
+                };
+                results.len() == self.results.len()
+                    && results
+                        .iter()
+                        .all(|r| self.by_id.get(&r.id) == Some(&r.outcome))
+            }
+        }
+    }
+}
+
+/// Rerun only the differing tests on the original where the runner allows it, so probes
+/// can run those alone and compare with the original run the same way.
+pub(super) fn baseline(
+    ctx: &Ctx<'_>,
+    report: &Report,
+    orig_results: &[TestResult],
+    phase: &str,
+) -> Result<Baseline, CliError> {
+    let diff_ids = differing_ids(report);
+    if outcomes::can_select(ctx.runner) && !diff_ids.is_empty() && report.only_view.is_empty() {
+        ctx.clock
+            .say(phase, "rerunning the differing tests on the original");
+        let b = run_side(
+            ctx,
+            "original-selected",
+            &ctx.original,
+            &ctx.args.command,
+            &[],
+            Some(&diff_ids),
+        )?;
+        if diff_ids
+            .iter()
+            .all(|i| b.results.iter().any(|r| &r.id == i))
+        {
+            return Ok(Baseline {
+                select: Some(diff_ids),
+                want: Want::new(b.results),
+            });
+        }
+    }
+    Ok(Baseline {
+        select: None,
+        want: Want::new(orig_results.to_vec()),
+    })
 }

@@ -7,13 +7,14 @@
 //! names stay the view's), run on the differing tests when the runner can select them.
 //! Functions in files that the failure texts name are tried first.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::outcomes::{self, Outcome, TestResult};
-use super::{ddmin, run_side, run_view, Ctx, Report};
+use super::outcomes::TestResult;
+use super::search::{baseline, Baseline};
+use super::{ddmin, run_view, Ctx, Report};
 use crate::bundle::Bundle;
 use crate::cli::CliError;
 
@@ -118,34 +119,7 @@ pub(super) fn auto_skip(
         return Ok(result);
     }
 
-    let diff_ids: Vec<String> = report
-        .different
-        .iter()
-        .map(|d| d.id.clone())
-        .chain(report.only_original.iter().map(|o| o.id.clone()))
-        .filter(|i| i != outcomes::EXIT_STATUS_ID)
-        .collect();
-    let mut select: Option<Vec<String>> = None;
-    let mut baseline: Vec<TestResult> = orig_results.to_vec();
-    if outcomes::can_select(ctx.runner) && !diff_ids.is_empty() && report.only_view.is_empty() {
-        let b = run_side(
-            ctx,
-            "original-selected",
-            &ctx.original,
-            &ctx.args.command,
-            &[],
-            Some(&diff_ids),
-        )?;
-        if diff_ids
-            .iter()
-            .all(|i| b.results.iter().any(|r| &r.id == i))
-        {
-            baseline = b.results;
-            select = Some(diff_ids.clone());
-        }
-    }
-    let want: HashMap<String, Outcome> =
-        baseline.iter().map(|r| (r.id.clone(), r.outcome)).collect();
+    let Baseline { select, want } = baseline(ctx, report, orig_results, "auto-skip")?;
     let renamer = base.renamer()?;
     let mut probes = 0usize;
     let mut probe = |subset: &[String]| -> Result<bool, CliError> {
@@ -169,23 +143,7 @@ pub(super) fn auto_skip(
             select.as_deref(),
             &mut w,
         )?;
-        let got: HashMap<&str, Outcome> = run
-            .results
-            .iter()
-            .map(|r| (r.id.as_str(), r.outcome))
-            .collect();
-        Ok(match &select {
-            Some(ids) => ids.iter().all(|i| got.get(i.as_str()) == want.get(i)),
-            None => {
-                let results = if run.results.is_empty() {
-                    vec![outcomes::exit_code_result(run.success, "")]
-                } else {
-                    run.results.clone()
-                };
-                results.len() == baseline.len()
-                    && results.iter().all(|r| want.get(&r.id) == Some(&r.outcome))
-            }
-        })
+        Ok(want.matches(&run, select.as_deref()))
     };
     if !probe(&cands)? {
         result.probes = probes;

@@ -292,56 +292,57 @@ impl Rewriter {
     /// were. For `map`.
     pub fn measure(&self, path: &[u8], text: &[u8]) -> Measure {
         let mut m = Measure::default();
-        if !self.takes(path) || text.contains(&0) || std::str::from_utf8(text).is_err() {
-            return m;
-        }
-        let Some(mut parser) = python_parser() else {
-            return m;
-        };
-        for chunk in chunks(text) {
-            let Some(found) = self.found_in(&mut parser, path, chunk) else {
-                continue;
-            };
+        self.each_chunk(path, text, |found, rewritten| {
             m.functions += found.functions.len();
             m.picked += found.functions.iter().filter(|f| f.1 != 0).count();
             if found.sites.is_empty() {
-                continue;
+                return;
             }
-            if self.apply_chunk(&mut parser, path, chunk) == chunk {
+            if !rewritten {
                 m.chunks_kept += 1;
-                continue;
+                return;
             }
-            let mut changed = std::collections::BTreeSet::new();
-            for (rule, owner) in &found.tags {
+            for (rule, _) in &found.tags {
                 m.sites[*rule as usize] += 1;
-                changed.insert(*owner);
             }
-            m.changed += changed.len();
-        }
+            m.changed += found.owners().len();
+        });
         m
     }
 
     /// Qualified names of the functions of one file whose text the view changes.
     pub fn changed_functions(&self, path: &[u8], text: &[u8]) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
+        self.each_chunk(path, text, |found, rewritten| {
+            if rewritten {
+                out.extend(
+                    found
+                        .owners()
+                        .into_iter()
+                        .map(|o| found.functions[o].0.clone()),
+                );
+            }
+        });
+        out
+    }
+
+    /// `f(found, rewritten)` for each chunk of a file this level takes that parses: what it
+    /// holds, and whether the view changes it.
+    fn each_chunk(&self, path: &[u8], text: &[u8], mut f: impl FnMut(&Found, bool)) {
         if !self.takes(path) || text.contains(&0) || std::str::from_utf8(text).is_err() {
-            return out;
+            return;
         }
         let Some(mut parser) = python_parser() else {
-            return out;
+            return;
         };
         for chunk in chunks(text) {
             let Some(found) = self.found_in(&mut parser, path, chunk) else {
                 continue;
             };
-            if found.sites.is_empty() || self.apply_chunk(&mut parser, path, chunk) == chunk {
-                continue;
-            }
-            for (_, owner) in &found.tags {
-                out.insert(found.functions[*owner].0.clone());
-            }
+            let rewritten =
+                !found.sites.is_empty() && self.apply_chunk(&mut parser, path, chunk) != chunk;
+            f(&found, rewritten);
         }
-        out
     }
 
     fn found_in(&self, parser: &mut Parser, path: &[u8], text: &[u8]) -> Option<Found> {
@@ -416,6 +417,13 @@ struct Found {
     sites: Vec<Site>,
     tags: Vec<(Rule, usize)>,
     functions: Vec<(String, u8)>,
+}
+
+impl Found {
+    /// The functions (indices into `functions`) that hold a site.
+    fn owners(&self) -> BTreeSet<usize> {
+        self.tags.iter().map(|(_, o)| *o).collect()
+    }
 }
 
 /// What `Rewriter::measure` counts.
