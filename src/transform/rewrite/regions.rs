@@ -6,8 +6,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tree_sitter::Parser;
-
 /// One region: an original path and an inclusive range of 1-based lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {
@@ -50,14 +48,7 @@ pub fn parse(text: &str) -> Result<Vec<Region>, String> {
 /// (1-based), outer and inner alike.
 pub fn functions_overlapping(text: &[u8], first: usize, last: usize) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let mut parser = Parser::new();
-    if parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .is_err()
-    {
-        return out;
-    }
-    let Some(tree) = parser.parse(text, None) else {
+    let Some(tree) = super::python_parser().and_then(|mut p| p.parse(text, None)) else {
         return out;
     };
     let mut stack: Vec<(tree_sitter::Node, String)> = vec![(tree.root_node(), String::new())];
