@@ -121,15 +121,7 @@ impl ViewArgs {
                 .transpose()?,
             rename_pure_locals: self.rename_pure_locals.then_some(true),
             rewrite_share: self.rewrite_share,
-            rewrite_rules: self
-                .rewrite_rules
-                .as_deref()
-                .map(|l| {
-                    crate::transform::rewrite::Rule::mask_of(l)
-                        .map(|m| Some(crate::transform::rewrite::Rule::names_of(m)))
-                        .map_err(|e| CliError::Msg(format!("--rewrite-rules: {e}")))
-                })
-                .transpose()?,
+            rewrite_rules: rewrite_rules(self)?.map(Some),
         })
     }
 }
@@ -395,40 +387,44 @@ fn rewrite_options(view: &ViewArgs, levels: &[u8]) -> Result<bundle::RewriteOpti
                 .into(),
         ));
     }
-    let rules = match &view.rewrite_rules {
-        Some(list) => {
-            let mask = crate::transform::rewrite::Rule::mask_of(list)
-                .map_err(|e| CliError::Msg(format!("--rewrite-rules: {e}")))?;
-            Some(crate::transform::rewrite::Rule::names_of(mask))
-        }
-        None => None,
-    };
-    let skip = match &view.rewrite_skip {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| CliError::io(format!("reading {}", p.display()), e))?;
-            verify::skip::parse_skip_file(&text)
-                .map_err(|e| CliError::Msg(format!("{}: {e}", p.display())))?
-        }
-        None => Default::default(),
-    };
-    let regions = match &view.rewrite_regions {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| CliError::io(format!("reading {}", p.display()), e))?;
-            crate::transform::rewrite::regions::parse(&text)
-                .map_err(|e| CliError::Msg(format!("{}: {e}", p.display())))?
-        }
-        None => Vec::new(),
-    };
     Ok(bundle::RewriteOptions {
         share: view
             .rewrite_share
             .unwrap_or(crate::transform::rewrite::DEFAULT_SHARE),
-        regions,
-        rules,
-        skip,
+        regions: read_list(
+            &view.rewrite_regions,
+            crate::transform::rewrite::regions::parse,
+        )?
+        .unwrap_or_default(),
+        rules: rewrite_rules(view)?,
+        skip: read_list(&view.rewrite_skip, verify::skip::parse_skip_file)?.unwrap_or_default(),
     })
+}
+
+/// `--rewrite-rules` in the spelling the bundle keeps (`Rule::names_of`), checked.
+fn rewrite_rules(view: &ViewArgs) -> Result<Option<String>, CliError> {
+    use crate::transform::rewrite::Rule;
+    view.rewrite_rules
+        .as_deref()
+        .map(|l| {
+            Rule::mask_of(l)
+                .map(Rule::names_of)
+                .map_err(|e| CliError::Msg(format!("--rewrite-rules: {e}")))
+        })
+        .transpose()
+}
+
+/// A list file given on the command line, read and parsed; errors name the file.
+fn read_list<T>(
+    path: &Option<PathBuf>,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, CliError> {
+    let Some(p) = path else { return Ok(None) };
+    let text = std::fs::read_to_string(p)
+        .map_err(|e| CliError::io(format!("reading {}", p.display()), e))?;
+    parse(&text)
+        .map(Some)
+        .map_err(|e| CliError::Msg(format!("{}: {e}", p.display())))
 }
 
 /// The transform of a bundle. With a state directory, Level 3 layouts saved by a mount are

@@ -279,7 +279,8 @@ impl Rewriter {
     }
 
     /// The sites of `text` parsed whole (`None`: not Python this level can read).
-    pub fn sites(&self, path: &[u8], text: &[u8]) -> Option<Vec<Site>> {
+    #[cfg(test)]
+    fn sites(&self, path: &[u8], text: &[u8]) -> Option<Vec<Site>> {
         self.sites_with(&mut python_parser()?, path, text)
     }
 
@@ -365,14 +366,7 @@ impl Rewriter {
                 return;
             }
             if matches!(node.kind(), "function_definition" | "class_definition") {
-                let name = node
-                    .child_by_field_name("name")
-                    .and_then(|n| n.utf8_text(text).ok())
-                    .unwrap_or("");
-                let qual = match scopes.last() {
-                    Some(s) => format!("{}.{name}", s.qualname),
-                    None => name.to_string(),
-                };
+                let qual = qualified_name(node, text);
                 let mask = if node.kind() == "function_definition" {
                     self.mask(path, &qual)
                 } else {
@@ -387,7 +381,6 @@ impl Rewriter {
                 });
                 scopes.push(Scope {
                     id: node.id(),
-                    qualname: qual,
                     mask,
                     body,
                     function,
@@ -455,7 +448,6 @@ impl Measure {
 
 struct Scope {
     id: usize,
-    qualname: String,
     mask: u8,
     /// Where the body starts.
     body: usize,
@@ -517,7 +509,29 @@ fn de_morgan_site(node: Node, text: &[u8], on: impl Fn(Rule) -> bool) -> Option<
     de_morgan::site(node, text)
 }
 
-fn python_parser() -> Option<Parser> {
+/// The qualified name of a function or class definition: the names of the definitions
+/// around it and its own, dotted (`Cart.total.inner`). The one definition for choosing
+/// functions (`Rewriter::mask`), for regions and for skip lists, so that they agree.
+pub fn qualified_name(def: Node, text: &[u8]) -> String {
+    let name_of = |n: Node| {
+        n.child_by_field_name("name")
+            .and_then(|n| n.utf8_text(text).ok())
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut parts = vec![name_of(def)];
+    let mut up = def.parent();
+    while let Some(n) = up {
+        if matches!(n.kind(), "function_definition" | "class_definition") {
+            parts.push(name_of(n));
+        }
+        up = n.parent();
+    }
+    parts.reverse();
+    parts.join(".")
+}
+
+pub(crate) fn python_parser() -> Option<Parser> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())

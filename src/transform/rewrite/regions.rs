@@ -51,30 +51,12 @@ pub fn functions_overlapping(text: &[u8], first: usize, last: usize) -> BTreeSet
     let Some(tree) = super::python_parser().and_then(|mut p| p.parse(text, None)) else {
         return out;
     };
-    let mut stack: Vec<(tree_sitter::Node, String)> = vec![(tree.root_node(), String::new())];
-    while let Some((node, prefix)) = stack.pop() {
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            let kind = child.kind();
-            let is_def = matches!(kind, "function_definition" | "class_definition");
-            let name = child
-                .child_by_field_name("name")
-                .and_then(|n| n.utf8_text(text).ok())
-                .unwrap_or("");
-            let qual = if !is_def {
-                prefix.clone()
-            } else if prefix.is_empty() {
-                name.to_string()
-            } else {
-                format!("{prefix}.{name}")
-            };
-            let (a, b) = (child.start_position().row + 1, child.end_position().row + 1);
-            if kind == "function_definition" && a <= last && first <= b {
-                out.insert(qual.clone());
-            }
-            stack.push((child, qual));
+    super::walk(tree.root_node(), &mut |node, entering| {
+        let (a, b) = (node.start_position().row + 1, node.end_position().row + 1);
+        if entering && node.kind() == "function_definition" && a <= last && first <= b {
+            out.insert(super::qualified_name(node, text));
         }
-    }
+    });
     out
 }
 
