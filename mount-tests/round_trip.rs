@@ -195,3 +195,65 @@ fn a_prepared_state_directory_serves_the_same_view() {
         "{log}"
     );
 }
+
+/// A symlink of the tree whose target names renamed files (docutils's test data links to its
+/// writers' stylesheets) is written by `export` as the mount shows it: the target translated
+/// component by component, so the export's link resolves as the mount's does and shows no
+/// original name.
+#[test]
+fn export_writes_links_as_the_mount_shows_them() {
+    let test = "export_writes_links_as_the_mount_shows_them";
+    let repo = Repo::with_files(&[
+        (
+            "stylekit/writers/lantern/lantern.css",
+            "body { color: black }\n",
+        ),
+        (
+            "stylekit/writers/lantern/__init__.py",
+            "from stylekit.writers.lantern import lantern_writer\n\ndef lantern_writer():\n    return 'lantern.css'\n",
+        ),
+        ("stylekit/__init__.py", "LANTERN_LEVEL = 1\n"),
+    ]);
+    fs::create_dir_all(repo.orig.join("data")).unwrap();
+    std::os::unix::fs::symlink(
+        "../stylekit/writers/lantern/lantern.css",
+        repo.orig.join("data/lantern.css"),
+    )
+    .unwrap();
+    run_ok(git(&repo.orig).args(["add", "-A"]));
+    run_ok(git(&repo.orig).args(["commit", "-q", "-m", "link"]));
+    let Some(m) = repo.mount(test, "m", 5) else {
+        return;
+    };
+    let mounted = walk(&m.point, &[".git"]);
+    m.unmount();
+    let out = repo.dir.path().join("export-5");
+    run_ok(
+        Command::new(BIN)
+            .args(["export", "--seed", "5"])
+            .arg(&repo.orig)
+            .arg(&out),
+    );
+    let exported = walk(&out, &[]);
+    let link = exported
+        .iter()
+        .find_map(|(_, e)| match e {
+            Entry::Symlink(t) => Some(String::from_utf8_lossy(t).into_owned()),
+            _ => None,
+        })
+        .expect("the export holds the link");
+    assert!(
+        !link.contains("lantern") && !link.contains("stylekit"),
+        "the exported link shows original names: {link}"
+    );
+    if let Some(d) = first_difference(&mounted, &exported) {
+        panic!("export differs from the mount: {d}");
+    }
+    // The link resolves in the export as in the mount.
+    let (path, _) = exported
+        .iter()
+        .find(|(_, e)| matches!(e, Entry::Symlink(_)))
+        .unwrap();
+    let p = out.join(std::ffi::OsStr::from_bytes(path));
+    assert_eq!(fs::read(&p).unwrap(), b"body { color: black }\n");
+}

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{build_bundle_and_tree, bundle_map, resolve_map, transform_of, CliError, ExportArgs};
+use crate::fs::links::{self, Roots};
 use crate::transform::{hidden_in_original, Transform};
 
 pub fn export(args: &ExportArgs) -> Result<(), CliError> {
@@ -45,16 +46,22 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
     };
     std::fs::create_dir_all(out)
         .map_err(|e| CliError::io(format!("creating {}", out.display()), e))?;
+    // Links are shown as the mount shows them (`fs::links`), the export's directory standing
+    // for the mountpoint: a target inside the original points inside the export.
+    let roots = Roots {
+        original: orig.clone(),
+        view: Some(
+            out.canonicalize()
+                .map_err(|e| CliError::io(format!("opening {}", out.display()), e))?,
+        ),
+    };
     for d in &tree.dirs {
         let src = orig.join(d);
         let dst = out.join(view_path(d));
         let meta = std::fs::symlink_metadata(&src)
             .map_err(|e| CliError::io(format!("reading {}", src.display()), e))?;
         if meta.file_type().is_symlink() {
-            let target = std::fs::read_link(&src)
-                .map_err(|e| CliError::io(format!("reading link {}", src.display()), e))?;
-            std::os::unix::fs::symlink(&target, &dst)
-                .map_err(|e| CliError::io(format!("creating {}", dst.display()), e))?;
+            export_link(&src, &dst, &t, &roots)?;
         } else if meta.is_dir() {
             std::fs::create_dir_all(&dst)
                 .map_err(|e| CliError::io(format!("creating {}", dst.display()), e))?;
@@ -64,7 +71,7 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
     // and contents through the same map); it is not in the bundle's tree, so walk it here.
     let mut generated = 0usize;
     for g in &tree.generated {
-        generated += export_subtree(&orig, g, out, &t, &view_path)?;
+        generated += export_subtree(&orig, g, out, &t, &roots, &view_path)?;
     }
     for f in &tree.files {
         let dst = out.join(view_path(&f.rel));
@@ -92,6 +99,7 @@ fn export_subtree(
     rel: &Path,
     out: &Path,
     t: &crate::transform::Composite,
+    roots: &Roots,
     view_path: &dyn Fn(&Path) -> PathBuf,
 ) -> Result<usize, CliError> {
     let src = orig.join(rel);
@@ -100,10 +108,7 @@ fn export_subtree(
         .map_err(|e| CliError::io(format!("reading {}", src.display()), e))?;
     let ft = meta.file_type();
     if ft.is_symlink() {
-        let target = std::fs::read_link(&src)
-            .map_err(|e| CliError::io(format!("reading link {}", src.display()), e))?;
-        std::os::unix::fs::symlink(&target, &dst)
-            .map_err(|e| CliError::io(format!("creating {}", dst.display()), e))?;
+        export_link(&src, &dst, t, roots)?;
         return Ok(1);
     }
     if ft.is_file() {
@@ -128,7 +133,22 @@ fn export_subtree(
     names.sort();
     let mut n = 1;
     for name in names {
-        n += export_subtree(orig, &rel.join(name), out, t, view_path)?;
+        n += export_subtree(orig, &rel.join(name), out, t, roots, view_path)?;
     }
     Ok(n)
+}
+
+/// The link `src` of the original written at `dst` with its target as the view shows it.
+fn export_link(
+    src: &Path,
+    dst: &Path,
+    t: &crate::transform::Composite,
+    roots: &Roots,
+) -> Result<(), CliError> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let target = std::fs::read_link(src)
+        .map_err(|e| CliError::io(format!("reading link {}", src.display()), e))?;
+    let shown = links::to_view(t, target.into_os_string().into_vec().as_slice(), roots);
+    std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&shown), dst)
+        .map_err(|e| CliError::io(format!("creating {}", dst.display()), e))
 }
