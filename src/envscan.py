@@ -26,7 +26,7 @@ import sysconfig
 import threading
 import time
 
-SCAN_VERSION = 21
+SCAN_VERSION = 22
 SKIP_DIR_NAMES = {"__pycache__", "test", "tests", "idle_test", "testing"}
 # Folders where a package keeps private copies of other packages (pip/_vendor/packaging).
 VENDOR_DIR_NAMES = {"_vendor", "vendor", "_vendored", "vendored"}
@@ -943,6 +943,7 @@ def scan():
             groups.setdefault(g, set()).update(keys)
     groups.setdefault("", set()).update(sqlite_words())
     groups.setdefault("", set()).update(zone_words())
+    groups.setdefault("", set()).update(c_api_words())
     # A vendored copy is its own group, reached through the package that carries it; so a
     # repository's own code vendored elsewhere (setuptools/_vendor/more_itertools) is dropped
     # with the repository's other copies instead of freezing every name it defines.
@@ -986,6 +987,36 @@ def sqlite_words():
     except Exception:
         return set()
     return {w for w in words if isinstance(w, str) and w.isidentifier()}
+
+
+C_API_NAME = re.compile(rb"(?<![A-Za-z0-9_])_?Py[A-Z][A-Za-z0-9_]*")
+
+
+def c_api_words():
+    """The interpreter's C API names (`PyCell_Set`), read from the executable and the
+    libpython it has mapped. Code reaches them by name through `ctypes.pythonapi`, an object
+    whose attributes are the symbols the interpreter exports; every exported name starts
+    with `Py` or `_Py`, so those runs of the binaries are the candidates (a few more than the
+    symbol table, from messages, which only keeps a few more words)."""
+    paths = {os.path.realpath(sys.executable)}
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                parts = line.split()
+                if len(parts) >= 6 and parts[-1].startswith("/") and \
+                        "python" in os.path.basename(parts[-1]).lower():
+                    paths.add(parts[-1])
+    except OSError:
+        pass
+    words = set()
+    for p in sorted(paths):
+        try:
+            with open(p, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        words.update(m.group().decode("ascii") for m in C_API_NAME.finditer(data))
+    return words
 
 
 ZONE_DIRS = ["/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo",

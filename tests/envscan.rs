@@ -443,6 +443,29 @@ fn a_repository_keeps_keyword_arguments_of_c_functions() {
     );
 }
 
+/// The interpreter's C API names are outside names (`src/envscan.py`, `c_api_words`): dill
+/// reaches `ctypes.pythonapi.PyCell_Set`, a symbol of libpython, by attribute; renamed, its
+/// package failed to import in the view. The repository's own compound of the same shape is
+/// still renamed.
+#[test]
+fn a_repository_keeps_the_interpreters_c_api_names() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("stdlib")).unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    let env = scan(d.path(), "");
+    assert!(has(env.groups.get(""), "PyCell_Set"), "PyCell_Set missing");
+    let src = "import ctypes\n\n\
+               PyCell_Set = ctypes.pythonapi.PyCell_Set\n\n\
+               def ledger_cell_set(cell, value):\n    \
+               return PyCell_Set(cell, value)\n";
+    let v = &view(&[("vault/cells.py", src)], &env)[0];
+    assert!(v.contains("ctypes.pythonapi.PyCell_Set"), "{v}");
+    assert!(
+        !v.contains("ledger_cell_set"),
+        "the test needs a renamed name: {v}"
+    );
+}
+
 /// Rule 2 end to end: the API `user` (installed outside code) calls on the repository keeps
 /// its names, and so does what the plugins `host` loads define; the repository's other names
 /// are renamed.
