@@ -780,8 +780,14 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     let binary_runs: HashSet<&str> = stored
         .par_iter()
         .flat_map_iter(|b| {
-            // A gettext catalog is looked up by its original strings only (`catalog`).
-            let parts = super::catalog::mo_original_strings(b).unwrap_or_else(|| vec![*b]);
+            // A gettext catalog is looked up by its original strings only (`catalog`), read
+            // at their recorded offsets and lengths: exact text, so a name is a whole run
+            // there. Elsewhere a name may be glued to the bytes after it (a length or a tag
+            // that reads as letters), so every prefix of a run counts.
+            let (parts, exact) = match super::catalog::mo_original_strings(b) {
+                Some(strings) => (strings, true),
+                None => (vec![*b], false),
+            };
             // Distinct first: a catalog repeats its words, and the big set is slow to probe.
             let mut distinct: HashSet<Cow<'_, str>> = HashSet::new();
             for p in parts {
@@ -790,7 +796,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             }
             distinct
                 .iter()
-                .flat_map(|r| stored_names(r, &all_runs))
+                .flat_map(|r| match exact {
+                    true => all_runs.get(r.as_ref()).copied().into_iter().collect(),
+                    false => stored_names(r, &all_runs),
+                })
                 .collect::<Vec<_>>()
         })
         .collect();

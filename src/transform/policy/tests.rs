@@ -575,6 +575,24 @@ fn catalogs_freeze_only_their_original_strings() {
     };
     let f = analyze(&input);
     assert_eq!(f.frozen_runs.get("Warenkorb"), Some(&FreezeReason::Binary));
+    // An original string is exact text: a name inside a longer word (`shop` in a URL's
+    // `shopproject`) is not stored there, whatever a raw binary's prefix rule would say.
+    let url_mo = super::super::catalog::tests::catalog(&[
+        ("", "Project-Id-Version: shop\n"),
+        (
+            "See https://docs.shopproject.com/",
+            "Siehe https://docs.shopproject.com/",
+        ),
+    ]);
+    let f = analyze(&PolicyInput {
+        python: vec![("shop.py", py)],
+        text: vec![],
+        binary: vec![&url_mo],
+        programs: vec![],
+        names: vec!["shop.py", "django.mo"],
+        ..tree(&own, &defined)
+    });
+    assert!(f.owned_runs.contains("shop"), "{:?}", f.frozen_runs);
 }
 
 /// A pickle written into the source (pygtrie's tests load base64 pickles of its classes,
