@@ -247,6 +247,17 @@ PROJECTS=(
     "held|filelock|3.16.1|pytest|src|filelock|tests|$PYTEST pytest-asyncio==0.24.0 pytest-mock==3.14.0 pytest-timeout==2.3.1 virtualenv==20.26.6|"
     "held|texttable|1.7.0|pytest|.|texttable|tests.py|$PYTEST|"
     "held|titlecase|2.4.1|pytest|.|titlecase|titlecase/tests.py|$PYTEST regex==2024.9.11|"
+    "held|werkzeug|3.0.4|pytest|src|werkzeug|tests --ignore=tests/test_serving.py|$PYTEST markupsafe==2.1.5 pytest-timeout==2.3.1 pytest-xprocess==0.23.0 ephemeral-port-reserve==1.1.4 cryptography==42.0.7 watchdog==4.0.0|tests/middleware/test_http_proxy.py::test_http_proxy tests/test_debug.py::test_basic[True] tests/test_debug.py::test_basic[False]"
+    "held|docutils|0.21.2|pytest|.|docutils|test|$PYTEST|"
+    "held|tqdm|4.66.5|pytest|.|tqdm|tests|$PYTEST pytest-timeout==2.3.1 pytest-asyncio==0.24.0|"
+    "held|dill|0.3.9|pytest|.|dill|dill/tests|$PYTEST|"
+    "held|treelib|1.7.0|pytest|.|treelib|tests|$PYTEST six==1.16.0|"
+    "held|diskcache|5.6.3|pytest|.|diskcache|tests/test_core.py tests/test_deque.py tests/test_doctest.py tests/test_fanout.py tests/test_index.py tests/test_recipes.py|$PYTEST|"
+    "held|parsedatetime|2.6|pytest|.|parsedatetime|tests -opython_files=Test*.py|$PYTEST|"
+    "held|cerberus|1.3.4|pytest|.|cerberus|cerberus/tests|$PYTEST|"
+    "held|tzlocal|5.2|pytest|.|tzlocal|tests|$PYTEST pytest-mock==3.14.0|"
+    "held|schedule|1.2.2|pytest|.|schedule|test_schedule.py|$PYTEST|"
+    "held|autopep8|2.3.1|pytest|.|autopep8|test|$PYTEST pycodestyle==2.12.1|"
 )
 
 mkdir -p "$WORK/cache"
