@@ -813,7 +813,8 @@ pub(super) fn letter_twin_of_frozen(
 /// `version="draft7"`); a word with an index is swapped as its stem (`draft7` with the code
 /// name `draft`: `Renamer::is_code_ident`).
 fn swapped_in_data(rest: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
-    let renamed = |w: &str| f.code_runs.contains(w) && freeze_reason(w, input, f).is_none();
+    // A local's plain word is renamed only as that local, which no data names.
+    let renamed = |w: &str| swapped_code_run(w, f) && freeze_reason(w, input, f).is_none();
     let lower = rest.to_ascii_lowercase();
     let stem = lower.trim_end_matches(|c: char| c.is_ascii_digit());
     swapped_in_strings(rest, input, f)
@@ -824,16 +825,22 @@ fn swapped_in_data(rest: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
 /// Whether strings swap a single word as the renamer does: a run the code uses, or its
 /// spelling in the other case when that is a run the code uses and does not freeze (`"FREQ"`
 /// with the code's `freq`, but not `"INTERVAL"` with the outside `interval`:
-/// `Renamer::swap_run`).
+/// `Renamer::swap_run`). A plain word the code only uses as a local is no such run: strings
+/// keep it (`Findings::local_words`; the renamer's code identifiers leave them out).
 pub(super) fn swapped_in_strings(word: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
-    f.code_runs.contains(word) || other_case_is_code(word, input, f)
+    swapped_code_run(word, f) || other_case_is_code(word, input, f)
+}
+
+/// Whether `word` is a run of the code that strings swap (not a local's plain word).
+fn swapped_code_run(word: &str, f: &Findings) -> bool {
+    f.code_runs.contains(word) && !f.local_words.contains(word)
 }
 
 /// Whether `run` is in one case only and its spelling in the other case is a run the code
 /// uses and does not freeze (the mirror of `Renamer::is_other_case_of_code_ident`).
 pub(super) fn other_case_is_code(run: &str, input: &PolicyInput<'_>, f: &Findings) -> bool {
     tokens::other_case_name(run).is_some_and(|other| {
-        f.code_runs.contains(&other) && freeze_reason(&other, input, f).is_none()
+        swapped_code_run(&other, f) && freeze_reason(&other, input, f).is_none()
     })
 }
 
