@@ -1144,3 +1144,80 @@ p = dict(slug="h%s" % i, key="i" + s[1:], other=m[f"j{x.y}"])
         [b'a', b'b', b'c', b'd'].into_iter().collect()
     );
 }
+
+/// cerberus finds a rule's handler by `'_{0}_{1}'.format(domain, rule)`, the domain a
+/// literal each caller passes (`self.__get_rule_handler('validate', rule)`) and the rule a
+/// schema's key (`{'forbidden': [...]}`), data the view keeps: `_validate_forbidden` keeps
+/// the word its data keeps, and the domain's words stay.
+#[test]
+fn names_joined_from_a_passed_literal_keep_the_datas_words() {
+    let src = br#"
+class Validator:
+    def __get_rule_handler(self, domain, rule):
+        methodname = '_{0}_{1}'.format(domain, rule.replace(' ', '_'))
+        return getattr(self, methodname, None)
+
+    def validate(self, schema):
+        for rule in schema:
+            handler = self.__get_rule_handler('validate', rule)
+            handler(schema[rule])
+
+    def _validate_forbidden(self, forbidden_values):
+        forbidden = set(forbidden_values)
+        return forbidden
+
+    def _validate_schema(self, schema):
+        return schema
+"#;
+    let test = b"def test_rule():\n    Validator().validate({'forbidden': ['root']})\n";
+    let defined = set(&[
+        "Validator",
+        "__get_rule_handler",
+        "validate",
+        "_validate_forbidden",
+        "_validate_schema",
+        "forbidden_values",
+    ]);
+    let mut input = one_file(src, &NONE, &defined);
+    input.python.push(("tests/test_rules.py", test));
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("_validate_forbidden"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.frozen_runs
+    );
+    assert_eq!(
+        f.frozen_tokens.get("validate"),
+        Some(&FreezeReason::Dynamic)
+    );
+}
+
+/// A family member's run-time part that the code only uses as a local's plain word is kept
+/// by strings (`Findings::local_words`), so the data it comes from keeps it and the member
+/// must too: `_validate_forbidden` looked up by `"_validate_%s" % rule` with the rule
+/// `'forbidden'`, beside a local `forbidden`. The family rule had counted the local as a
+/// word strings swap, unlike the renamer.
+#[test]
+fn a_member_whose_part_is_only_a_locals_word_stays() {
+    let src = br#"
+class Validator:
+    def run(self, schema):
+        for rule in schema:
+            getattr(self, "_validate_%s" % rule)(schema[rule])
+
+    def _validate_forbidden(self, forbidden_values):
+        forbidden = set(forbidden_values)
+        return forbidden
+"#;
+    let test = b"def test_rule():\n    Validator().run({'forbidden': ['root']})\n";
+    let defined = set(&["Validator", "run", "_validate_forbidden", "forbidden_values"]);
+    let mut input = one_file(src, &NONE, &defined);
+    input.python.push(("tests/test_rules.py", test));
+    let f = analyze(&input);
+    assert!(f.local_words.contains("forbidden"), "{:?}", f.local_words);
+    assert_eq!(
+        f.frozen_runs.get("_validate_forbidden"),
+        Some(&FreezeReason::Dynamic)
+    );
+}

@@ -99,7 +99,7 @@ pub fn joined_lists(src: &[u8]) -> BTreeSet<(String, String)> {
 }
 
 /// The width of a line's leading spaces and tabs.
-fn indentation(line: &[u8]) -> usize {
+pub(super) fn indentation(line: &[u8]) -> usize {
     line.iter()
         .take_while(|b| matches!(b, b' ' | b'\t'))
         .count()
@@ -107,7 +107,7 @@ fn indentation(line: &[u8]) -> usize {
 
 /// Where the body of a block whose header line is indented by `indent` ends: at the first
 /// later line with text that is indented no deeper (blank lines and comments aside).
-fn body_end(src: &[u8], from: usize, indent: usize) -> usize {
+pub(super) fn body_end(src: &[u8], from: usize, indent: usize) -> usize {
     let mut at = match src[from..].iter().position(|&b| b == b'\n') {
         Some(k) => from + k + 1,
         None => return src.len(),
@@ -237,7 +237,7 @@ fn whole_literal(src: &[u8], r: Run) -> Option<&str> {
 
 /// One letter makes no family (`"%s_%s" % (x, i)` over `'A', 'B'` would take every name
 /// starting `A_`), as for the string rule.
-fn two_letters(item: &str) -> bool {
+pub(super) fn two_letters(item: &str) -> bool {
     item.bytes().filter(u8::is_ascii_alphabetic).count() >= 2
 }
 

@@ -20,6 +20,7 @@ mod families;
 mod imports;
 mod listed_joins;
 mod options;
+mod passed_joins;
 mod vocab;
 
 use families::*;
@@ -295,6 +296,8 @@ struct FileFacts<'a> {
     alternation_names: BTreeSet<String>,
     /// Lists whose items the file joins into names, with the separator (`listed_joins`).
     joined_lists: BTreeSet<(String, String)>,
+    /// Functions that join a parameter first into a name (`passed_joins`).
+    joining_params: BTreeSet<passed_joins::JoiningParam>,
     /// Distinct runs of any class, and of code.
     runs: HashSet<&'a str>,
     code_runs: HashSet<&'a str>,
@@ -346,6 +349,7 @@ impl<'a> FileFacts<'a> {
         self.joined_letters.append(&mut other.joined_letters);
         self.alternation_names.append(&mut other.alternation_names);
         self.joined_lists.append(&mut other.joined_lists);
+        self.joining_params.append(&mut other.joining_params);
         union(&mut self.runs, &mut other.runs);
         union(&mut self.code_runs, &mut other.code_runs);
         union(&mut self.exposed, &mut other.exposed);
@@ -445,6 +449,7 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         joined_letters: families::letters_in_runs(src, &runs),
         alternation_names: super::patterns::alternation_names(src, &runs),
         joined_lists: listed_joins::joined_lists(src),
+        joining_params: passed_joins::joining_params(src),
         runs: HashSet::new(),
         code_runs: HashSet::new(),
         exposed: exposed.all,
@@ -725,6 +730,15 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .python
                 .iter()
                 .flat_map(|(_, src)| listed_joins::listed_items(src, list))
+                .collect()
+        }));
+    }
+    if !facts.joining_params.is_empty() {
+        fragments.extend(passed_joins::fragments(&facts.joining_params, |jp| {
+            input
+                .python
+                .par_iter()
+                .flat_map_iter(|(_, src)| passed_joins::passed_literals(src, jp))
                 .collect()
         }));
     }

@@ -1,0 +1,342 @@
+//! Names joined from a parameter: the fixed parts of a family that the callers pass.
+//!
+//! ```python
+//! def __get_rule_handler(self, domain, rule):
+//!     methodname = '_{0}_{1}'.format(domain, rule.replace(' ', '_'))
+//!     return getattr(self, methodname, None)
+//! ...
+//! self.__get_rule_handler('check_with', checks)
+//! ```
+//!
+//! builds `_check_with_schema` from a literal a caller passes, separators and a run-time
+//! part read from data (a schema's `{'check_with': 'schema'}`). The join's string holds only
+//! separators, so the string rule (`families::fragments_in_runs`) sees no fixed part; the
+//! fixed parts are the literals the function is called with. Each becomes a joined prefix
+//! fragment (`_check_with_`), and the family rules then treat `_check_with_schema` as they
+//! treat `"clean_%s" % name`'s members: a member whose run-time part stays as data stays.
+//!
+//! Found lexically, without flow: a `def` whose body (the lines after its header indented
+//! deeper) holds a separator-only join whose first part is one of its parameters
+//! (`"_{0}_{1}".format(p, ...)`, `"{}_{}".format(p, ...)`, `"%s_%s" % (p, ...)`,
+//! `f"{p}_{...}"`, `p + "_" + ...`, `"_" + p + "_"`); then every call of that function's
+//! name in any file of the repository (`name(...)`, or `x.name(...)` for a method, whose
+//! `self` is not among the arguments) whose argument in that parameter's place is a whole
+//! identifier literal of two letters or more. A function called through another name, or
+//! with the value in a variable, keeps its family's names renamable, as before this rule.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::bytes::Regex;
+
+use super::families::Fragment;
+use super::listed_joins::{body_end, indentation, two_letters};
+
+/// A `def` header up to its opening bracket: the indentation and the function's name.
+static DEF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^([ \t]*)(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
+        .expect("a valid pattern")
+});
+
+/// A separator-only join with a first part named by a plain name: an optional leading
+/// separator, the name and the separator after it.
+static JOIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?x)
+          [rRuU]?["'](?P<l1>_?)\{0?\}(?P<s1>[_-])\{1?\}["'] \s*\.\s*format\(\s*(?P<v1>[A-Za-z_][A-Za-z0-9_]*)\s*,
+        | [rRuU]?["'](?P<l2>_?)%s(?P<s2>[_-])%s["'] \s*%\s*\(\s*(?P<v2>[A-Za-z_][A-Za-z0-9_]*)\s*,
+        | [fF]["'](?P<l3>_?)\{(?P<v3>[A-Za-z_][A-Za-z0-9_]*)\}(?P<s3>[_-])\{
+        | (?P<v4>[A-Za-z_][A-Za-z0-9_]*)\s*\+\s*["'](?P<s4>[_-])["']\s*\+
+        | ["'](?P<l5>_)["']\s*\+\s*(?P<v5>[A-Za-z_][A-Za-z0-9_]*)\s*\+\s*["'](?P<s5>[_-])["']
+        "#,
+    )
+    .expect("a valid pattern")
+});
+
+/// A function one of whose parameters is the first part of a name it joins.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JoiningParam {
+    /// The function's name.
+    pub function: String,
+    /// The parameter's place among the arguments a call spells (`self` not counted for a
+    /// method).
+    pub index: usize,
+    /// Whether the function is a method (first parameter `self` or `cls`): only calls of
+    /// an attribute (`x.name(...)`) pass its arguments in that order.
+    pub method: bool,
+    /// The separator before the parameter in the joined name (`_` of `"_{0}_{1}"`), if any.
+    pub lead: String,
+    /// The separator after it.
+    pub sep: String,
+}
+
+/// The functions of `src` that join a parameter first into a name (see the module note).
+pub fn joining_params(src: &[u8]) -> BTreeSet<JoiningParam> {
+    let mut out = BTreeSet::new();
+    if !JOIN.is_match(src) {
+        return out;
+    }
+    for c in DEF.captures_iter(src) {
+        let (Some(whole), Some(name)) = (c.get(0), c.get(2)) else {
+            continue;
+        };
+        let indent = indentation(&c[1]);
+        let Some((params, close)) = arguments(src, whole.end()) else {
+            continue;
+        };
+        let names: Vec<&[u8]> = params.iter().map(|p| leading_name(p)).collect();
+        let method = matches!(names.first(), Some(&(b"self" | b"cls")));
+        let body = &src[close..body_end(src, close, indent)];
+        for j in JOIN.captures_iter(body) {
+            let var = ["v1", "v2", "v3", "v4", "v5"]
+                .iter()
+                .find_map(|g| j.name(g));
+            let sep = ["s1", "s2", "s3", "s4", "s5"]
+                .iter()
+                .find_map(|g| j.name(g));
+            let lead = ["l1", "l2", "l3", "l5"].iter().find_map(|g| j.name(g));
+            let (Some(var), Some(sep)) = (var, sep) else {
+                continue;
+            };
+            let Some(at) = names.iter().position(|n| *n == var.as_bytes()) else {
+                continue;
+            };
+            if method && at == 0 {
+                continue;
+            }
+            let text = |m: Option<regex::bytes::Match<'_>>| {
+                String::from_utf8_lossy(m.map_or(&b""[..], |m| m.as_bytes())).into_owned()
+            };
+            out.insert(JoiningParam {
+                function: String::from_utf8_lossy(name.as_bytes()).into_owned(),
+                index: if method { at - 1 } else { at },
+                method,
+                lead: text(lead),
+                sep: text(Some(sep)),
+            });
+        }
+    }
+    out
+}
+
+/// The identifier literals that calls in `src` pass in `jp`'s place.
+pub fn passed_literals(src: &[u8], jp: &JoiningParam) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let needle = jp.function.as_bytes();
+    let mut from = 0;
+    while let Some(k) = find(&src[from..], needle) {
+        let start = from + k;
+        let end = start + needle.len();
+        from = end;
+        let before = start.checked_sub(1).map(|i| src[i]);
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            continue;
+        }
+        let attribute = before == Some(b'.');
+        if jp.method && !attribute {
+            continue;
+        }
+        let open = end
+            + src[end..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count();
+        if src.get(open) != Some(&b'(') || defines(src, start) {
+            continue;
+        }
+        let Some((args, _)) = arguments(src, open + 1) else {
+            continue;
+        };
+        if let Some(item) = args.get(jp.index).and_then(|a| identifier_literal(a)) {
+            if two_letters(item) {
+                out.insert(item.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The joined prefix fragments of the literals passed to the functions in `joins`, each
+/// literal read from every file through `passed(jp)`.
+pub fn fragments(
+    joins: &BTreeSet<JoiningParam>,
+    mut passed: impl FnMut(&JoiningParam) -> BTreeSet<String>,
+) -> Vec<Fragment> {
+    let mut out = Vec::new();
+    for jp in joins {
+        for item in passed(jp) {
+            let text = format!("{}{item}{}", jp.lead, jp.sep);
+            out.push(Fragment {
+                run: text.clone(),
+                text,
+                joined: true,
+                prefix: true,
+                after: None,
+                near_name: false,
+            });
+        }
+    }
+    out
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Whether the name at `start` is the one a `def` defines.
+fn defines(src: &[u8], start: usize) -> bool {
+    let head = src[..start].trim_ascii_end();
+    head.ends_with(b"def") && {
+        let k = head.len() - 3;
+        k == 0 || !(head[k - 1].is_ascii_alphanumeric() || head[k - 1] == b'_')
+    }
+}
+
+/// The top-level arguments of a bracket opened just before `from`, trimmed, and where the
+/// closing bracket is; `None` when it does not close. Brackets inside string literals are
+/// skipped.
+fn arguments(src: &[u8], from: usize) -> Option<(Vec<&[u8]>, usize)> {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    let mut start = from;
+    let mut out = Vec::new();
+    let mut i = from;
+    while i < src.len() {
+        let b = src[i];
+        if let Some(q) = quote {
+            if b == b'\\' {
+                i += 1;
+            } else if b == q {
+                quote = None;
+            }
+        } else {
+            match b {
+                b'"' | b'\'' => quote = Some(b),
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' if depth > 0 => depth -= 1,
+                b')' => {
+                    let last = src[start..i].trim_ascii();
+                    if !last.is_empty() {
+                        out.push(last);
+                    }
+                    return Some((out, i + 1));
+                }
+                b',' if depth == 0 => {
+                    out.push(src[start..i].trim_ascii());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The parameter or argument name an entry starts with (`domain` of `domain=None`,
+/// `*args` gives `args`).
+fn leading_name(p: &[u8]) -> &[u8] {
+    let p = p.trim_ascii_start();
+    let p = &p[p.iter().take_while(|&&b| b == b'*').count()..];
+    let n = p
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    &p[..n]
+}
+
+/// The text of an argument that is one plain string literal spelling an identifier.
+fn identifier_literal(a: &[u8]) -> Option<&str> {
+    let (&q, rest) = a.split_first()?;
+    if !matches!(q, b'"' | b'\'') || rest.last() != Some(&q) {
+        return None;
+    }
+    let inner = std::str::from_utf8(&rest[..rest.len() - 1]).ok()?;
+    let ident = inner
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    ident.then_some(inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(src: &str) -> Vec<(String, usize, bool, String, String)> {
+        joining_params(src.as_bytes())
+            .into_iter()
+            .map(|j| (j.function, j.index, j.method, j.lead, j.sep))
+            .collect()
+    }
+
+    fn jp(function: &str, index: usize, method: bool, lead: &str) -> JoiningParam {
+        JoiningParam {
+            function: function.into(),
+            index,
+            method,
+            lead: lead.into(),
+            sep: "_".into(),
+        }
+    }
+
+    #[test]
+    fn a_parameter_joined_first_is_found_in_each_spelling() {
+        let src = "class V:\n    def __get_rule_handler(self, domain, rule):\n        methodname = '_{0}_{1}'.format(domain, rule.replace(' ', '_'))\n        return getattr(self, methodname, None)\n";
+        assert_eq!(
+            params(src),
+            [("__get_rule_handler".into(), 0, true, "_".into(), "_".into())]
+        );
+        let src = "def with_prefix(prefix):\n    return [x for x in dir(C) if x.startswith('_' + prefix + '_')]\n";
+        assert_eq!(
+            params(src),
+            [("with_prefix".into(), 0, false, "_".into(), "_".into())]
+        );
+        let src = "def hook(obj, kind, name):\n    return getattr(obj, f'{kind}_{name}')\n";
+        assert_eq!(
+            params(src),
+            [("hook".into(), 1, false, "".into(), "_".into())]
+        );
+    }
+
+    #[test]
+    fn a_join_outside_the_body_or_of_no_parameter_finds_nothing() {
+        let src = "def f(domain):\n    return domain\n\nx = '{0}_{1}'.format(domain, rule)\n";
+        assert!(params(src).is_empty(), "{:?}", params(src));
+        let src = "def f(a):\n    kind = a.kind\n    return '{0}_{1}'.format(kind, a)\n";
+        assert!(params(src).is_empty(), "{:?}", params(src));
+        // `self` is not a fixed part callers pass.
+        let src = "class C:\n    def f(self, x):\n        return '{}_{}'.format(self, x)\n";
+        assert!(params(src).is_empty(), "{:?}", params(src));
+    }
+
+    #[test]
+    fn callers_literals_in_the_parameters_place_are_read() {
+        let j = jp("__get_rule_handler", 0, true, "_");
+        let src = "h = self.__get_rule_handler('check_with', checks)\nh = self.__get_rule_handler(\"validate\", rule)\nh = self.__get_rule_handler(domain, rule)\nh = self.__get_rule_handler('a', rule)\n";
+        let got: Vec<String> = passed_literals(src.as_bytes(), &j).into_iter().collect();
+        assert_eq!(got, ["check_with", "validate"]);
+        // A method's name called plainly is another function.
+        assert!(passed_literals(b"__get_rule_handler('x_y', z)\n", &j).is_empty());
+        // The definition is no call.
+        let j = jp("with_prefix", 0, false, "_");
+        let src = "def with_prefix(prefix):\n    pass\n\nwith_prefix('validate')\nwith_prefix('not an ident')\n";
+        let got: Vec<String> = passed_literals(src.as_bytes(), &j).into_iter().collect();
+        assert_eq!(got, ["validate"]);
+    }
+
+    #[test]
+    fn each_literal_becomes_a_joined_prefix_fragment() {
+        let joins: BTreeSet<JoiningParam> = [jp("h", 0, true, "_")].into_iter().collect();
+        let f = fragments(&joins, |_| ["check_with".to_string()].into_iter().collect());
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].text, "_check_with_");
+        assert!(f[0].joined && f[0].prefix);
+    }
+}
