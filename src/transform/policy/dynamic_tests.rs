@@ -612,6 +612,7 @@ fn a_placeholder_inside_a_literal_makes_an_infix_family() {
     let src: &[u8] = br#"
 MAPPING = {">": "child", "~": "ledger"}
 PSEUDO = ":nth-last-child("
+ledger = 0
 class Translator:
     def combine(self, c):
         return getattr(self, "xpath_%s_combinator" % MAPPING[c])()
@@ -645,6 +646,9 @@ class Translator:
             "{kept}"
         );
     }
+    // `ledger` is a module's name, which strings swap (a local's plain word they would
+    // keep: `a_member_whose_part_is_only_a_locals_word_stays`).
+    assert!(!f.local_words.contains("ledger"));
     assert!(f.owned_runs.contains("xpath_ledger_combinator"));
 }
 
@@ -1211,7 +1215,12 @@ class Validator:
         return forbidden
 "#;
     let test = b"def test_rule():\n    Validator().run({'forbidden': ['root']})\n";
-    let defined = set(&["Validator", "run", "_validate_forbidden", "forbidden_values"]);
+    let defined = set(&[
+        "Validator",
+        "run",
+        "_validate_forbidden",
+        "forbidden_values",
+    ]);
     let mut input = one_file(src, &NONE, &defined);
     input.python.push(("tests/test_rules.py", test));
     let f = analyze(&input);
