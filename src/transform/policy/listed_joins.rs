@@ -39,18 +39,39 @@ static LOOP: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 
-/// A separator-only join with a first part named by a plain name: the name and the separator.
-static JOIN: LazyLock<Regex> = LazyLock::new(|| {
+/// A separator-only join with a first part named by a plain name: an optional leading
+/// separator (`l1`..`l5`), the name (`v1`..`v5`) and the separator after it (`s1`..`s5`).
+/// This rule takes the joins without a leading separator; `passed_joins` takes them all.
+pub(super) static JOIN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"(?x)
-          [rRuU]?["']\{0?\}(?P<s1>[_-])\{1?\}["'] \s*\.\s*format\(\s*(?P<v1>[A-Za-z_][A-Za-z0-9_]*)\s*,
-        | [rRuU]?["']%s(?P<s2>[_-])%s["'] \s*%\s*\(\s*(?P<v2>[A-Za-z_][A-Za-z0-9_]*)\s*,
-        | [fF]["']\{(?P<v3>[A-Za-z_][A-Za-z0-9_]*)\}(?P<s3>[_-])\{
+          [rRuU]?["'](?P<l1>_?)\{0?\}(?P<s1>[_-])\{1?\}["'] \s*\.\s*format\(\s*(?P<v1>[A-Za-z_][A-Za-z0-9_]*)\s*,
+        | [rRuU]?["'](?P<l2>_?)%s(?P<s2>[_-])%s["'] \s*%\s*\(\s*(?P<v2>[A-Za-z_][A-Za-z0-9_]*)\s*,
+        | [fF]["'](?P<l3>_?)\{(?P<v3>[A-Za-z_][A-Za-z0-9_]*)\}(?P<s3>[_-])\{
         | (?P<v4>[A-Za-z_][A-Za-z0-9_]*)\s*\+\s*["'](?P<s4>[_-])["']\s*\+
+        | ["'](?P<l5>_)["']\s*\+\s*(?P<v5>[A-Za-z_][A-Za-z0-9_]*)\s*\+\s*["'](?P<s5>[_-])["']
         "#,
     )
     .expect("a valid pattern")
 });
+
+/// A match of [`JOIN`]: the joined name, the separator before it (empty when none) and the
+/// one after it.
+pub(super) fn join_parts<'s>(
+    c: &regex::bytes::Captures<'s>,
+) -> Option<(&'s [u8], &'s [u8], &'s [u8])> {
+    let var = ["v1", "v2", "v3", "v4", "v5"]
+        .iter()
+        .find_map(|g| c.name(g))?;
+    let sep = ["s1", "s2", "s3", "s4", "s5"]
+        .iter()
+        .find_map(|g| c.name(g))?;
+    let lead = ["l1", "l2", "l3", "l5"]
+        .iter()
+        .find_map(|g| c.name(g))
+        .map_or(&b""[..], |m| m.as_bytes());
+    Some((var.as_bytes(), lead, sep.as_bytes()))
+}
 
 /// The last name of each dotted chain of an expression that is not called.
 static CHAIN_END: LazyLock<Regex> = LazyLock::new(|| {
@@ -77,19 +98,14 @@ pub fn joined_lists(src: &[u8]) -> BTreeSet<(String, String)> {
         let body_start = whole.end();
         let body_end = body_end(src, body_start, indent);
         for j in JOIN.captures_iter(&src[body_start..body_end]) {
-            let joined = ["v1", "v2", "v3", "v4"].iter().find_map(|g| j.name(g));
-            let sep = ["s1", "s2", "s3", "s4"].iter().find_map(|g| j.name(g));
-            let (Some(v), Some(sep)) = (joined, sep) else {
+            let Some((v, lead, sep)) = join_parts(&j) else {
                 continue;
             };
-            if v.as_bytes() != var {
+            if v != var || !lead.is_empty() {
                 continue;
             }
             for list in chain_ends(&c[2]) {
-                if let (Ok(l), Ok(s)) = (
-                    std::str::from_utf8(list),
-                    std::str::from_utf8(sep.as_bytes()),
-                ) {
+                if let (Ok(l), Ok(s)) = (std::str::from_utf8(list), std::str::from_utf8(sep)) {
                     out.insert((l.to_string(), s.to_string()));
                 }
             }

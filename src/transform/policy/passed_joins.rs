@@ -30,27 +30,12 @@ use std::sync::LazyLock;
 use regex::bytes::Regex;
 
 use super::families::Fragment;
-use super::listed_joins::{body_end, indentation, two_letters};
+use super::listed_joins::{body_end, indentation, join_parts, two_letters, JOIN};
 
 /// A `def` header up to its opening bracket: the indentation and the function's name.
 static DEF: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^([ \t]*)(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
         .expect("a valid pattern")
-});
-
-/// A separator-only join with a first part named by a plain name: an optional leading
-/// separator, the name and the separator after it.
-static JOIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r#"(?x)
-          [rRuU]?["'](?P<l1>_?)\{0?\}(?P<s1>[_-])\{1?\}["'] \s*\.\s*format\(\s*(?P<v1>[A-Za-z_][A-Za-z0-9_]*)\s*,
-        | [rRuU]?["'](?P<l2>_?)%s(?P<s2>[_-])%s["'] \s*%\s*\(\s*(?P<v2>[A-Za-z_][A-Za-z0-9_]*)\s*,
-        | [fF]["'](?P<l3>_?)\{(?P<v3>[A-Za-z_][A-Za-z0-9_]*)\}(?P<s3>[_-])\{
-        | (?P<v4>[A-Za-z_][A-Za-z0-9_]*)\s*\+\s*["'](?P<s4>[_-])["']\s*\+
-        | ["'](?P<l5>_)["']\s*\+\s*(?P<v5>[A-Za-z_][A-Za-z0-9_]*)\s*\+\s*["'](?P<s5>[_-])["']
-        "#,
-    )
-    .expect("a valid pattern")
 });
 
 /// A function one of whose parameters is the first part of a name it joins.
@@ -88,31 +73,22 @@ pub fn joining_params(src: &[u8]) -> BTreeSet<JoiningParam> {
         let method = matches!(names.first(), Some(&(b"self" | b"cls")));
         let body = &src[close..body_end(src, close, indent)];
         for j in JOIN.captures_iter(body) {
-            let var = ["v1", "v2", "v3", "v4", "v5"]
-                .iter()
-                .find_map(|g| j.name(g));
-            let sep = ["s1", "s2", "s3", "s4", "s5"]
-                .iter()
-                .find_map(|g| j.name(g));
-            let lead = ["l1", "l2", "l3", "l5"].iter().find_map(|g| j.name(g));
-            let (Some(var), Some(sep)) = (var, sep) else {
+            let Some((var, lead, sep)) = join_parts(&j) else {
                 continue;
             };
-            let Some(at) = names.iter().position(|n| *n == var.as_bytes()) else {
+            let Some(at) = names.iter().position(|n| *n == var) else {
                 continue;
             };
             if method && at == 0 {
                 continue;
             }
-            let text = |m: Option<regex::bytes::Match<'_>>| {
-                String::from_utf8_lossy(m.map_or(&b""[..], |m| m.as_bytes())).into_owned()
-            };
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
             out.insert(JoiningParam {
-                function: String::from_utf8_lossy(name.as_bytes()).into_owned(),
+                function: text(name.as_bytes()),
                 index: if method { at - 1 } else { at },
                 method,
                 lead: text(lead),
-                sep: text(Some(sep)),
+                sep: text(sep),
             });
         }
     }
