@@ -33,6 +33,19 @@ pub struct Fragment {
 }
 
 impl Fragment {
+    /// A fixed start that data outside the literal supplies (a listed item, a caller's
+    /// literal) joined to a run-time part: `on_enter_`, `_check_with_`.
+    pub fn joined_prefix(text: String) -> Fragment {
+        Fragment {
+            run: text.clone(),
+            text,
+            joined: true,
+            prefix: true,
+            after: None,
+            near_name: false,
+        }
+    }
+
     /// The tokens a fragment freezes (those long enough to be renamed at all).
     pub fn tokens(&self) -> impl Iterator<Item = String> + '_ {
         all_tokens(&self.text).filter(|t| t.len() >= MIN_TOKEN_LEN)

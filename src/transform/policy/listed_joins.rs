@@ -294,15 +294,7 @@ pub fn fragments(
     let mut out = Vec::new();
     for (list, sep) in joined {
         for item in items_of(list) {
-            let text = format!("{item}{sep}");
-            out.push(Fragment {
-                run: text.clone(),
-                text,
-                joined: true,
-                prefix: true,
-                after: None,
-                near_name: false,
-            });
+            out.push(Fragment::joined_prefix(format!("{item}{sep}")));
         }
     }
     out

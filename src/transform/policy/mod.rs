@@ -733,15 +733,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                 .collect()
         }));
     }
-    if !facts.joining_params.is_empty() {
-        fragments.extend(passed_joins::fragments(&facts.joining_params, |jp| {
-            input
-                .python
-                .par_iter()
-                .flat_map_iter(|(_, src)| passed_joins::passed_literals(src, jp))
-                .collect()
-        }));
-    }
+    fragments.extend(passed_joins::fragments(
+        &facts.joining_params,
+        &input.python,
+    ));
     for (top, m) in &facts.frozen_imports {
         if written_module(top, &facts, input) {
             continue;

@@ -24,9 +24,10 @@
 //! identifier literal of two letters or more. A function called through another name, or
 //! with the value in a variable, keeps its family's names renamable, as before this rule.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
+use rayon::prelude::*;
 use regex::bytes::Regex;
 
 use super::families::Fragment;
@@ -37,6 +38,10 @@ static DEF: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^([ \t]*)(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
         .expect("a valid pattern")
 });
+
+/// A name called: the name and the bracket after it.
+static CALL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(").expect("a valid pattern"));
 
 /// A function one of whose parameters is the first part of a name it joins.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -95,71 +100,55 @@ pub fn joining_params(src: &[u8]) -> BTreeSet<JoiningParam> {
     out
 }
 
-/// The identifier literals that calls in `src` pass in `jp`'s place.
-pub fn passed_literals(src: &[u8], jp: &JoiningParam) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let needle = jp.function.as_bytes();
-    let mut from = 0;
-    while let Some(k) = find(&src[from..], needle) {
-        let start = from + k;
-        let end = start + needle.len();
-        from = end;
-        let before = start.checked_sub(1).map(|i| src[i]);
-        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            continue;
-        }
-        let attribute = before == Some(b'.');
-        if jp.method && !attribute {
-            continue;
-        }
-        let open = end
-            + src[end..]
-                .iter()
-                .take_while(|b| matches!(b, b' ' | b'\t'))
-                .count();
-        if src.get(open) != Some(&b'(') || defines(src, start) {
-            continue;
-        }
-        let Some((args, _)) = arguments(src, open + 1) else {
+/// The joined prefix fragments (`_check_with_`) of the identifier literals that calls in
+/// `files` pass to the functions of `joins` in their joined parameter's place. Each file is
+/// read once for all the functions.
+pub fn fragments(joins: &BTreeSet<JoiningParam>, files: &[(&str, &[u8])]) -> Vec<Fragment> {
+    let mut by_name: HashMap<&[u8], Vec<&JoiningParam>> = HashMap::new();
+    for jp in joins {
+        by_name.entry(jp.function.as_bytes()).or_default().push(jp);
+    }
+    if by_name.is_empty() {
+        return Vec::new();
+    }
+    let texts: BTreeSet<String> = files
+        .par_iter()
+        .flat_map_iter(|(_, src)| passed_literals(src, &by_name))
+        .collect();
+    texts.into_iter().map(Fragment::joined_prefix).collect()
+}
+
+/// The fixed parts that the calls in `src` of the functions in `by_name` make from the
+/// literals they pass (`name(...)`, or `x.name(...)` for a method).
+fn passed_literals(src: &[u8], by_name: &HashMap<&[u8], Vec<&JoiningParam>>) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in CALL.captures_iter(src) {
+        let (Some(call), Some(name)) = (c.get(0), c.get(1)) else {
             continue;
         };
-        if let Some(item) = args.get(jp.index).and_then(|a| identifier_literal(a)) {
-            if two_letters(item) {
-                out.insert(item.to_string());
+        let Some(joins) = by_name.get(name.as_bytes()) else {
+            continue;
+        };
+        let before = name.start().checked_sub(1).map(|i| src[i]);
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+            || defines(src, name.start())
+        {
+            continue;
+        }
+        let Some((args, _)) = arguments(src, call.end()) else {
+            continue;
+        };
+        for jp in joins {
+            if jp.method && before != Some(b'.') {
+                continue;
+            }
+            let item = args.get(jp.index).and_then(|a| identifier_literal(a));
+            if let Some(item) = item.filter(|i| two_letters(i)) {
+                out.push(format!("{}{item}{}", jp.lead, jp.sep));
             }
         }
     }
     out
-}
-
-/// The joined prefix fragments of the literals passed to the functions in `joins`, each
-/// literal read from every file through `passed(jp)`.
-pub fn fragments(
-    joins: &BTreeSet<JoiningParam>,
-    mut passed: impl FnMut(&JoiningParam) -> BTreeSet<String>,
-) -> Vec<Fragment> {
-    let mut out = Vec::new();
-    for jp in joins {
-        for item in passed(jp) {
-            let text = format!("{}{item}{}", jp.lead, jp.sep);
-            out.push(Fragment {
-                run: text.clone(),
-                text,
-                joined: true,
-                prefix: true,
-                after: None,
-                near_name: false,
-            });
-        }
-    }
-    out
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return None;
-    }
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Whether the name at `start` is the one a `def` defines.
@@ -292,27 +281,45 @@ mod tests {
         assert!(params(src).is_empty(), "{:?}", params(src));
     }
 
+    /// The fragment texts `fragments` makes for `joins` from one file.
+    fn texts(joins: &[JoiningParam], src: &str) -> Vec<String> {
+        let joins: BTreeSet<JoiningParam> = joins.iter().cloned().collect();
+        fragments(&joins, &[("m.py", src.as_bytes())])
+            .into_iter()
+            .map(|f| {
+                assert!(f.joined && f.prefix, "{f:?}");
+                f.text
+            })
+            .collect()
+    }
+
     #[test]
     fn callers_literals_in_the_parameters_place_are_read() {
         let j = jp("__get_rule_handler", 0, true, "_");
         let src = "h = self.__get_rule_handler('check_with', checks)\nh = self.__get_rule_handler(\"validate\", rule)\nh = self.__get_rule_handler(domain, rule)\nh = self.__get_rule_handler('a', rule)\n";
-        let got: Vec<String> = passed_literals(src.as_bytes(), &j).into_iter().collect();
-        assert_eq!(got, ["check_with", "validate"]);
+        assert_eq!(
+            texts(std::slice::from_ref(&j), src),
+            ["_check_with_", "_validate_"]
+        );
         // A method's name called plainly is another function.
-        assert!(passed_literals(b"__get_rule_handler('x_y', z)\n", &j).is_empty());
-        // The definition is no call.
+        assert!(texts(&[j], "__get_rule_handler('x_y', z)\n").is_empty());
+        // The definition is no call; a longer name is another function.
         let j = jp("with_prefix", 0, false, "_");
-        let src = "def with_prefix(prefix):\n    pass\n\nwith_prefix('validate')\nwith_prefix('not an ident')\n";
-        let got: Vec<String> = passed_literals(src.as_bytes(), &j).into_iter().collect();
-        assert_eq!(got, ["validate"]);
+        let src = "def with_prefix(prefix):\n    pass\n\nwith_prefix('validate')\nwith_prefix('not an ident')\nmy_with_prefix('other')\n";
+        assert_eq!(texts(&[j], src), ["_validate_"]);
     }
 
     #[test]
-    fn each_literal_becomes_a_joined_prefix_fragment() {
-        let joins: BTreeSet<JoiningParam> = [jp("h", 0, true, "_")].into_iter().collect();
-        let f = fragments(&joins, |_| ["check_with".to_string()].into_iter().collect());
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].text, "_check_with_");
-        assert!(f[0].joined && f[0].prefix);
+    fn every_function_of_a_name_reads_its_own_place() {
+        // Two joins of one function: the first argument after `_`, the second before `-`.
+        let a = jp("hook", 0, false, "_");
+        let b = JoiningParam {
+            index: 1,
+            lead: String::new(),
+            sep: "-".into(),
+            ..jp("hook", 0, false, "")
+        };
+        let src = "hook('pre_save', 'field_name', x)\n";
+        assert_eq!(texts(&[a, b], src), ["_pre_save_", "field_name-"]);
     }
 }
