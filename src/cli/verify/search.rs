@@ -178,7 +178,6 @@ pub(super) fn auto_freeze(
     }
 
     let Baseline { select, want } = baseline(ctx, report, orig_results, "auto-freeze")?;
-    let diff_ids: Vec<String> = differing_ids(report);
 
     let mut probes = 0usize;
     let mut probe = |subset: &[String], only: Option<&[String]>| -> Result<bool, CliError> {
@@ -240,7 +239,7 @@ pub(super) fn auto_freeze(
     // candidates, one test per probe), starting from what earlier tests needed, then check
     // the union on all of them.
     let groups: Vec<Vec<String>> = match &select {
-        Some(_) => diff_ids.iter().map(|i| vec![i.clone()]).collect(),
+        Some(ids) => ids.iter().map(|i| vec![i.clone()]).collect(),
         None => Vec::new(),
     };
     let mut union: Vec<String> = Vec::new();
@@ -352,7 +351,7 @@ pub(super) fn probe_renamer(
 }
 
 /// The ids of the tests a report finds differing (the exit-status pseudo-test left out).
-pub(super) fn differing_ids(report: &Report) -> Vec<String> {
+fn differing_ids(report: &Report) -> Vec<String> {
     report
         .different
         .iter()
