@@ -14,6 +14,7 @@ pub mod lexer;
 pub mod lexicon;
 pub mod lines;
 pub mod listed;
+pub mod media;
 pub mod order;
 pub mod patterns;
 pub mod pinned;

@@ -774,7 +774,8 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Names stored in binary files: only those the rest of the repository also holds matter
     // (frozen runs are looked up where they occur), which keeps the scan's output small.
     // Data written into the source in an encoding (`transform::encoded`: pickles, base64 text)
-    // stores names as a binary file does.
+    // stores names as a binary file does; a document, an image or a font stores none
+    // (`transform::media`).
     let encoded: Vec<Vec<u8>> = input
         .python
         .par_iter()
@@ -784,6 +785,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .binary
         .iter()
         .copied()
+        .filter(|b| !super::media::is_media(b))
         .chain(encoded.iter().map(Vec::as_slice))
         .collect();
     let binary_runs: HashSet<&str> = stored

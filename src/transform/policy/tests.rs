@@ -1160,3 +1160,30 @@ fn long_options_read_as_keys_are_code_names() {
     assert!(f.code_runs.contains("error_format"), "{:?}", f.code_runs);
     assert!(!f.code_runs.contains("no_interaction"), "{:?}", f.code_runs);
 }
+
+/// A PDF or an image stores names no program looks up (`transform::media`): the title of a
+/// drawing naming `zephyr_classes.graffle` keeps nothing, while the same bytes in a binary
+/// of another kind (a database, a pickle) freeze the names they hold.
+#[test]
+fn documents_and_images_freeze_nothing() {
+    let own = set(&["zephyr"]);
+    let defined = set(&["zephyr", "Engine"]);
+    let lib: &[u8] = b"class Engine:\n    pass\n";
+    let pdf: &[u8] = b"%PDF-1.3\n\x00\xc4 /Title (zephyr_classes.graffle) /Subject (Engine)";
+    let db: &[u8] = b"SQLite format 3\x00 zephyr_classes Engine";
+    let analyzed = |bin: &'static [u8]| {
+        analyze(&PolicyInput {
+            python: vec![("zephyr/__init__.py", lib)],
+            text: vec![],
+            binary: vec![bin],
+            programs: vec![],
+            names: vec!["zephyr/__init__.py", "docs/classes.bin"],
+            ..tree(&own, &defined)
+        })
+    };
+    let f = analyzed(pdf);
+    assert!(f.owned_runs.contains("zephyr") && f.owned_runs.contains("Engine"));
+    let f = analyzed(db);
+    assert_eq!(f.frozen_runs.get("zephyr"), Some(&FreezeReason::Binary));
+    assert_eq!(f.frozen_runs.get("Engine"), Some(&FreezeReason::Binary));
+}
