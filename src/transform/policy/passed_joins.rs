@@ -39,8 +39,9 @@ static DEF: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 
-/// A name called: the name and the bracket after it.
-static CALL: LazyLock<Regex> =
+/// Any name called, and the bracket after it: the fallback when the pattern of the joining
+/// functions' own names is too large to build.
+static ANY_CALL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(").expect("a valid pattern"));
 
 /// A function one of whose parameters is the first part of a name it joins.
@@ -111,18 +112,27 @@ pub fn fragments(joins: &BTreeSet<JoiningParam>, files: &[(&str, &[u8])]) -> Vec
     if by_name.is_empty() {
         return Vec::new();
     }
+    // A call of one of these names and its bracket: the regex looks for the names' letters,
+    // not for every identifier of every file.
+    let names: Vec<String> = joins.iter().map(|jp| regex::escape(&jp.function)).collect();
+    let call =
+        Regex::new(&format!(r"({})[ \t]*\(", names.join("|"))).unwrap_or_else(|_| ANY_CALL.clone());
     let texts: BTreeSet<String> = files
         .par_iter()
-        .flat_map_iter(|(_, src)| passed_literals(src, &by_name))
+        .flat_map_iter(|(_, src)| passed_literals(src, &call, &by_name))
         .collect();
     texts.into_iter().map(Fragment::joined_prefix).collect()
 }
 
 /// The fixed parts that the calls in `src` of the functions in `by_name` make from the
 /// literals they pass (`name(...)`, or `x.name(...)` for a method).
-fn passed_literals(src: &[u8], by_name: &HashMap<&[u8], Vec<&JoiningParam>>) -> Vec<String> {
+fn passed_literals(
+    src: &[u8],
+    call: &Regex,
+    by_name: &HashMap<&[u8], Vec<&JoiningParam>>,
+) -> Vec<String> {
     let mut out = Vec::new();
-    for c in CALL.captures_iter(src) {
+    for c in call.captures_iter(src) {
         let (Some(call), Some(name)) = (c.get(0), c.get(1)) else {
             continue;
         };
