@@ -1916,7 +1916,8 @@ mod tests {
     }
 
     /// Law 7 for binary files: the view serves them unchanged, so a name stored in one must
-    /// not be a name the view renames, or the original name would show through.
+    /// not be a name the view renames, or the original name would show through (documents,
+    /// images and fonts excepted: `a_document_may_show_a_name_the_view_renames`).
     #[test]
     fn no_renamed_name_is_stored_in_a_binary_file() {
         let py = b"class LoanLedger:\n    pass\n\nclass ShelfCode:\n    pass\n";
@@ -1951,6 +1952,36 @@ mod tests {
                 "{run} is renamed but stored in a binary file"
             );
         }
+    }
+
+    /// The written exception to law 7 (docs/design-notes.md, "Deliberate differences"): a
+    /// document, an image or a font is served unchanged like every binary file, but the names
+    /// it stores do not freeze (`transform::media`), so the view renames a class whose
+    /// original spelling the file still shows. Any other binary file keeps the rule above.
+    #[test]
+    fn a_document_may_show_a_name_the_view_renames() {
+        let py = b"class LoanLedger:\n    pass\n";
+        let pdf = b"%PDF-1.4\n\x00 /Title (LoanLedger diagram)".to_vec();
+        let tree = Tree {
+            files: vec![
+                TreeFile {
+                    rel: PathBuf::from("docs/ledger.pdf"),
+                    content: pdf.clone(),
+                },
+                TreeFile {
+                    rel: PathBuf::from("pkg/ledger.py"),
+                    content: py.to_vec(),
+                },
+            ],
+            dirs: vec![PathBuf::from("docs"), PathBuf::from("pkg")],
+            generated: vec![],
+        };
+        let b = build_with_env(&tree, &EnvScan::default(), &level2(2), &Progress::hidden());
+        let r = b.renamer().unwrap();
+        assert_eq!(r.swap_content(b"docs/ledger.pdf", &pdf), &pdf[..]);
+        let view = String::from_utf8(r.swap_content(b"pkg/ledger.py", py).into_owned()).unwrap();
+        assert!(!view.contains("LoanLedger"), "{view}");
+        assert!(b.owned_runs.contains("LoanLedger"));
     }
 
     /// A script whose traceback the tree keeps as an expected output (loguru compares
