@@ -71,7 +71,8 @@ pub struct Unit {
     /// Names read by decorators.
     decorator_refs: BTreeSet<String>,
     /// Every identifier in the unit: what it may read when called at definition time.
-    all_refs: BTreeSet<String>,
+    /// Shared: an enclosing class adds it to its own without walking the unit again.
+    all_refs: std::rc::Rc<BTreeSet<String>>,
     /// Runs inside a class body.
     pub runs: Vec<Run>,
 }
@@ -161,6 +162,30 @@ impl Ctx<'_> {
     }
 }
 
+thread_local! {
+    /// One parser per thread, set to Python once: a file's analysis then costs its parse
+    /// alone (a fresh parser per file allocates its stacks and tables again).
+    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `text` parsed as Python. A parser left in a bad state by a panic is never reused: it is
+/// taken out of its slot while it parses and put back only afterwards.
+fn parse(text: &[u8]) -> Result<tree_sitter::Tree, String> {
+    let mut parser = match PARSER.with(|p| p.borrow_mut().take()) {
+        Some(p) => p,
+        None => {
+            let mut p = Parser::new();
+            p.set_language(&tree_sitter_python::LANGUAGE.into())
+                .map_err(|e| format!("tree-sitter language: {e}"))?;
+            p
+        }
+    };
+    let tree = parser.parse(text, None);
+    parser.reset();
+    PARSER.with(|p| *p.borrow_mut() = Some(parser));
+    tree.ok_or_else(|| "parser gave up".to_string())
+}
+
 /// Parse `text` and find its runs. Errors say why the file is left in place.
 pub fn analyze(text: &[u8]) -> Result<Structure, String> {
     if text.contains(&0) {
@@ -169,11 +194,7 @@ pub fn analyze(text: &[u8]) -> Result<Structure, String> {
     if std::str::from_utf8(text).is_err() {
         return Err("invalid UTF-8".into());
     }
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .map_err(|e| format!("tree-sitter language: {e}"))?;
-    let tree = parser.parse(text, None).ok_or("parser gave up")?;
+    let tree = parse(text)?;
     let root = tree.root_node();
     if root.has_error() {
         return Err("syntax error".into());
@@ -197,7 +218,7 @@ pub fn analyze(text: &[u8]) -> Result<Structure, String> {
         return Ok(Structure::default());
     }
     check_indentation(&ctx, root)?;
-    let runs = block_runs(&ctx, root, 0, ctx.n_lines(), "", 0);
+    let runs = block_runs(&ctx, root, 0, ctx.n_lines(), "", 0, &mut HashMap::new());
     Ok(Structure { runs })
 }
 
@@ -211,6 +232,15 @@ enum K {
     Block,
     Identifier,
     Extra,
+    FunctionDefinition,
+    ClassDefinition,
+    DecoratedDefinition,
+    Decorator,
+    String,
+    NamedExpression,
+    /// A node that never holds a block (a simple statement, a decorator, a parameter list,
+    /// an argument list): the indentation check need not look inside it.
+    Blockless,
     Other,
 }
 
@@ -223,12 +253,77 @@ fn kinds() -> &'static [K] {
                 Some("module") => K::Module,
                 Some("block") => K::Block,
                 Some("identifier") => K::Identifier,
+                Some("function_definition") => K::FunctionDefinition,
+                Some("class_definition") => K::ClassDefinition,
+                Some("decorated_definition") => K::DecoratedDefinition,
+                Some("decorator") => K::Decorator,
+                Some("string") => K::String,
+                Some("named_expression") => K::NamedExpression,
+                Some(k) if BLOCKLESS_KINDS.contains(&k) => K::Blockless,
                 Some(k) if is_extra_kind(k) => K::Extra,
                 _ => K::Other,
             })
             .collect()
     })
 }
+
+/// Kinds of tree-sitter-python that never contain a `block`: Python's simple statements and
+/// the header parts of compound ones that are expressions. Missing a kind here only makes the
+/// indentation check look at more nodes; a kind wrongly listed would hide a block from it,
+/// which `blockless_kinds_hold_no_block` checks on real code.
+const BLOCKLESS_KINDS: &[&str] = &[
+    "expression_statement",
+    "return_statement",
+    "pass_statement",
+    "break_statement",
+    "continue_statement",
+    "import_statement",
+    "import_from_statement",
+    "future_import_statement",
+    "print_statement",
+    "exec_statement",
+    "assert_statement",
+    "delete_statement",
+    "raise_statement",
+    "global_statement",
+    "nonlocal_statement",
+    "type_alias_statement",
+    "decorator",
+    "parameters",
+    "argument_list",
+];
+
+/// The child of `n` in field `name`, by field id: `Node::child_by_field_name` looks the
+/// name up among all the grammar's field names on every call.
+fn child<'t>(n: Node<'t>, name: &'static str) -> Option<Node<'t>> {
+    static IDS: std::sync::OnceLock<Vec<(&'static str, Option<std::num::NonZeroU16>)>> =
+        std::sync::OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        FIELDS
+            .iter()
+            .map(|&f| (f, lang.field_id_for_name(f)))
+            .collect()
+    });
+    match ids.iter().find(|(f, _)| *f == name) {
+        Some((_, Some(id))) => n.child_by_field_id(id.get()),
+        Some((_, None)) => None,
+        None => n.child_by_field_name(name),
+    }
+}
+
+/// The fields the analysis reads.
+const FIELDS: &[&str] = &[
+    "body",
+    "definition",
+    "name",
+    "parameters",
+    "return_type",
+    "superclasses",
+    "type",
+    "type_parameters",
+    "value",
+];
 
 fn kind_of(n: Node) -> K {
     kinds()
@@ -280,7 +375,7 @@ fn check_indentation(ctx: &Ctx, root: Node) -> Result<(), String> {
         if result.is_ok() && matches!(k, K::Module | K::Block) {
             result = check_block_indentation(ctx, n, k == K::Module);
         }
-        result.is_ok()
+        result.is_ok() && !matches!(k, K::Blockless | K::Decorator | K::Identifier | K::String)
     });
     result
 }
@@ -301,7 +396,7 @@ fn check_block_indentation(ctx: &Ctx, n: Node, module: bool) -> Result<(), Strin
             let stmts: Vec<Node> = children
                 .iter()
                 .copied()
-                .filter(|c| c.is_named() && !is_extra_kind(c.kind()))
+                .filter(|c| c.is_named() && kind_of(*c) != K::Extra)
                 .collect();
             let inline = stmts
                 .first()
@@ -400,7 +495,8 @@ struct Item<'t> {
 }
 
 /// Runs among the statements of `block` (the module or a class body), whose lines lie in
-/// `lo..hi`.
+/// `lo..hi`. Every unit made on the way leaves the identifiers it holds in `made`, under its
+/// statement's node id, so that an enclosing class need not walk its methods again.
 fn block_runs(
     ctx: &Ctx,
     block: Node,
@@ -408,11 +504,12 @@ fn block_runs(
     hi: usize,
     container: &str,
     depth: usize,
+    made: &mut HashMap<usize, std::rc::Rc<BTreeSet<String>>>,
 ) -> Vec<Run> {
     let mut cur = block.walk();
     let stmts: Vec<Node> = block
         .named_children(&mut cur)
-        .filter(|n| !is_extra_kind(n.kind()))
+        .filter(|n| kind_of(*n) != K::Extra)
         .collect();
     let mut items: Vec<Item> = Vec::with_capacity(stmts.len());
     for s in stmts {
@@ -427,8 +524,8 @@ fn block_runs(
             .iter()
             .all(|&b| b == b' ' || b == b'\t' || b == b'\x0c');
         let unit = matches!(
-            s.kind(),
-            "function_definition" | "class_definition" | "decorated_definition"
+            kind_of(s),
+            K::FunctionDefinition | K::ClassDefinition | K::DecoratedDefinition
         );
         items.push(Item {
             node: s,
@@ -495,7 +592,9 @@ fn block_runs(
     let mut prev_end: Option<usize> = None;
     for it in &items {
         let unit = if it.unit {
-            Some(make_unit(ctx, it, container, depth))
+            let u = make_unit(ctx, it, container, depth);
+            made.insert(it.node.id(), std::rc::Rc::clone(&u.all_refs));
+            Some(u)
         } else {
             None
         };
@@ -551,11 +650,13 @@ fn flush_run(current: &mut Vec<Unit>, runs: &mut Vec<Run>) {
 
 fn make_unit(ctx: &Ctx, it: &Item, container: &str, depth: usize) -> Unit {
     let stmt = it.node;
-    let def = if stmt.kind() == "decorated_definition" {
-        stmt.child_by_field_name("definition").unwrap_or(stmt)
+    let decorated = kind_of(stmt) == K::DecoratedDefinition;
+    let def = if decorated {
+        child(stmt, "definition").unwrap_or(stmt)
     } else {
         stmt
     };
+    let def_kind = kind_of(def);
     let name = def
         .child_by_field_name("name")
         .map(|n| ctx.node_text(n))
@@ -564,22 +665,23 @@ fn make_unit(ctx: &Ctx, it: &Item, container: &str, depth: usize) -> Unit {
     defs.insert(name.clone());
     let mut deftime_refs = BTreeSet::new();
     let mut decorator_refs = BTreeSet::new();
-    if stmt.kind() == "decorated_definition" {
+    if decorated {
         let mut cur = stmt.walk();
-        for d in stmt.children(&mut cur).filter(|c| c.kind() == "decorator") {
+        for d in stmt
+            .children(&mut cur)
+            .filter(|c| kind_of(*c) == K::Decorator)
+        {
             collect_deftime(ctx, d, &mut decorator_refs, &mut defs);
         }
         deftime_refs.extend(decorator_refs.iter().cloned());
     }
-    if def.kind() == "function_definition" || def.kind() == "class_definition" {
+    if matches!(def_kind, K::FunctionDefinition | K::ClassDefinition) {
         header_refs(ctx, def, &mut deftime_refs, &mut defs);
     }
-    let mut all_refs = BTreeSet::new();
-    collect_identifiers(ctx, stmt, &mut all_refs);
-
     let mut runs = Vec::new();
-    if def.kind() == "class_definition" && depth < MAX_DEPTH {
-        if let Some(body) = def.child_by_field_name("body") {
+    let mut made = HashMap::new();
+    if def_kind == K::ClassDefinition && depth < MAX_DEPTH {
+        if let Some(body) = child(def, "body") {
             // The body starts on the line after the header's colon.
             let header_end = body
                 .prev_sibling()
@@ -591,8 +693,17 @@ fn make_unit(ctx: &Ctx, it: &Item, container: &str, depth: usize) -> Unit {
                 format!("{container}.{name}")
             };
             if lo < it.ext.end {
-                runs = block_runs(ctx, body, lo, it.ext.end, &path, depth + 1);
+                runs = block_runs(ctx, body, lo, it.ext.end, &path, depth + 1, &mut made);
             }
+        }
+    }
+    // The identifiers of the whole statement: the units of the class body gave theirs.
+    let mut all_refs = BTreeSet::new();
+    collect_identifiers_but(ctx, stmt, &made, &mut all_refs);
+    for refs in made.into_values() {
+        match std::rc::Rc::try_unwrap(refs) {
+            Ok(refs) => all_refs.extend(refs),
+            Err(shared) => all_refs.extend(shared.iter().cloned()),
         }
     }
     Unit {
@@ -601,38 +712,38 @@ fn make_unit(ctx: &Ctx, it: &Item, container: &str, depth: usize) -> Unit {
         defs,
         deftime_refs,
         decorator_refs,
-        all_refs,
+        all_refs: std::rc::Rc::new(all_refs),
         runs,
     }
 }
 
 /// Names read when a `def`/`class` statement executes (not its decorators).
 fn header_refs(ctx: &Ctx, def: Node, refs: &mut BTreeSet<String>, defs: &mut BTreeSet<String>) {
-    if def.kind() == "function_definition" {
-        if let Some(params) = def.child_by_field_name("parameters") {
+    if kind_of(def) == K::FunctionDefinition {
+        if let Some(params) = child(def, "parameters") {
             let mut cur = params.walk();
             for p in params.named_children(&mut cur) {
                 for field in ["type", "value"] {
                     if field == "type" && ctx.future_annotations {
                         continue;
                     }
-                    if let Some(x) = p.child_by_field_name(field) {
+                    if let Some(x) = child(p, field) {
                         collect_deftime_in(ctx, x, refs, defs, field == "value");
                     }
                 }
             }
         }
         if !ctx.future_annotations {
-            if let Some(r) = def.child_by_field_name("return_type") {
+            if let Some(r) = child(def, "return_type") {
                 collect_deftime_in(ctx, r, refs, defs, false);
             }
         }
-        if let Some(t) = def.child_by_field_name("type_parameters") {
+        if let Some(t) = child(def, "type_parameters") {
             collect_deftime(ctx, t, refs, defs);
         }
     } else {
         for field in ["superclasses", "type_parameters", "body"] {
-            if let Some(x) = def.child_by_field_name(field) {
+            if let Some(x) = child(def, field) {
                 collect_deftime(ctx, x, refs, defs);
             }
         }
@@ -651,23 +762,23 @@ fn add_bodies_of_local_functions(ctx: &Ctx, class: Node, refs: &mut BTreeSet<Str
     let mut local: HashMap<String, Node> = HashMap::new();
     let mut classes = vec![class];
     while let Some(c) = classes.pop() {
-        let Some(body) = c.child_by_field_name("body") else {
+        let Some(body) = child(c, "body") else {
             continue;
         };
         let mut cur = body.walk();
         for stmt in body.named_children(&mut cur) {
-            let d = if stmt.kind() == "decorated_definition" {
-                stmt.child_by_field_name("definition").unwrap_or(stmt)
+            let d = if kind_of(stmt) == K::DecoratedDefinition {
+                child(stmt, "definition").unwrap_or(stmt)
             } else {
                 stmt
             };
-            match d.kind() {
-                "function_definition" => {
-                    if let Some(n) = d.child_by_field_name("name") {
+            match kind_of(d) {
+                K::FunctionDefinition => {
+                    if let Some(n) = child(d, "name") {
                         local.entry(ctx.node_text(n)).or_insert(d);
                     }
                 }
-                "class_definition" => classes.push(d),
+                K::ClassDefinition => classes.push(d),
                 _ => {}
             }
         }
@@ -722,30 +833,30 @@ fn collect_deftime_in(
 ) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
-        match n.kind() {
-            "function_definition" => header_refs(ctx, n, refs, defs),
-            "class_definition" => {
+        match kind_of(n) {
+            K::FunctionDefinition => header_refs(ctx, n, refs, defs),
+            K::ClassDefinition => {
                 for field in ["superclasses", "type_parameters", "body"] {
-                    if let Some(x) = n.child_by_field_name(field) {
+                    if let Some(x) = child(n, field) {
                         stack.push(x);
                     }
                 }
             }
-            "identifier" => {
+            K::Identifier => {
                 refs.insert(ctx.node_text(n));
             }
             // A string that spells a (dotted) name may be looked up when the definition runs:
             // pyrsistent resolves `field(type='class_test.Point')` in a class body by importing
             // the module and reading the attribute, so `Point` must already be defined.
-            "string" => {
+            K::String => {
                 if let Some(name) = named_by_string(&ctx.node_text(n)).filter(|_| strings) {
                     refs.insert(name);
                 }
                 let mut cur = n.walk();
                 stack.extend(n.children(&mut cur));
             }
-            "named_expression" => {
-                if let Some(t) = n.child_by_field_name("name") {
+            K::NamedExpression => {
+                if let Some(t) = child(n, "name") {
                     defs.insert(ctx.node_text(t));
                 }
                 let mut cur = n.walk();
@@ -776,9 +887,19 @@ fn named_by_string(literal: &str) -> Option<String> {
 }
 
 fn collect_identifiers(ctx: &Ctx, node: Node, out: &mut BTreeSet<String>) {
+    collect_identifiers_but(ctx, node, &HashMap::new(), out)
+}
+
+/// [`collect_identifiers`], not looking inside the statements whose node ids `skip` holds.
+fn collect_identifiers_but(
+    ctx: &Ctx,
+    node: Node,
+    skip: &HashMap<usize, std::rc::Rc<BTreeSet<String>>>,
+    out: &mut BTreeSet<String>,
+) {
     each_node(node, |n| {
         if kind_of(n) != K::Identifier {
-            return true;
+            return skip.is_empty() || !skip.contains_key(&n.id());
         }
         let text = &ctx.text[n.start_byte().min(ctx.text.len())..n.end_byte().min(ctx.text.len())];
         let text = String::from_utf8_lossy(text);
@@ -841,7 +962,7 @@ pub fn constraints(run: &Run) -> Vec<(usize, usize)> {
                 add(i, v);
                 if v != i && !called[v] {
                     called[v] = true;
-                    for r in &units[v].all_refs {
+                    for r in units[v].all_refs.iter() {
                         if reached.insert(r.as_str()) {
                             queue.push(r.as_str());
                         }
@@ -1101,6 +1222,42 @@ mod tests {
             let l = plan(b"m.py", src, seed, &BTreeSet::new());
             assert_eq!(l.order()[..2], [0, 1]);
         }
+    }
+
+    /// The indentation check does not look inside blockless kinds: no block of real code
+    /// (every compound statement, clause and nesting Python has) lies inside one.
+    #[test]
+    fn blockless_kinds_hold_no_block() {
+        let src = "@dec(lambda x: x)\nasync def f(a=[i for i in range(3)], *, b: int = 2) -> None:\n    async with a as b, c:\n        pass\n    async for x in y:\n        pass\n    else:\n        pass\n    while x:\n        break\n    else:\n        continue\n    try:\n        raise E from e\n    except* (A, B) as e:\n        pass\n    else:\n        pass\n    finally:\n        pass\n    try:\n        pass\n    except A:\n        pass\n    match p:\n        case [1, *r] if r:\n            pass\n        case {\"k\": v}:\n            pass\n        case _:\n            pass\n    if a:\n        pass\n    elif b:\n        pass\n    else:\n        pass\n    with open(x) as f:\n        global g\n        nonlocal n\n        del d\n        assert a, b\n        return (yield x)\n\n\nclass C(B, metaclass=M):\n    class D[T]:\n        type X = int\n        def g[U](self): print(f\"{self!r:>{w}}\")\n    x = [y async for y in z]\n\n\nfrom __future__ import annotations\nimport os\nfrom a import (b, c)\n";
+        let tree = parse(src.as_bytes()).unwrap();
+        assert!(!tree.root_node().has_error());
+        let mut blocks = 0;
+        let mut stack = vec![(tree.root_node(), false)];
+        while let Some((n, inside)) = stack.pop() {
+            if matches!(kind_of(n), K::Module | K::Block) {
+                blocks += 1;
+                assert!(!inside, "a block inside a blockless kind: {}", n.to_sexp());
+            }
+            let prune = inside
+                || matches!(
+                    kind_of(n),
+                    K::Blockless | K::Decorator | K::Identifier | K::String
+                );
+            let mut cur = n.walk();
+            for c in n.children(&mut cur) {
+                stack.push((c, prune));
+            }
+        }
+        assert!(blocks >= 20, "{blocks} blocks");
+        // And the check still finds what it is for inside compound statements.
+        assert!(check_indentation_of("if a:\n    x = 1\n   y = 2\n").is_err());
+        assert!(
+            check_indentation_of("match p:\n    case 1:\n        x = 1\n       y = 2\n").is_err()
+        );
+    }
+
+    fn check_indentation_of(src: &str) -> Result<(), String> {
+        analyze(src.as_bytes()).map(|_| ())
     }
 
     #[test]
