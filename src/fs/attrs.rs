@@ -66,6 +66,22 @@ impl ViewFs {
         if set.atime.is_some() || set.mtime.is_some() {
             set_times(&path, set.atime, set.mtime)
                 .map_err(|e| FsError::io(format!("utimens {}", path.display()), e))?;
+        } else if set.size.is_none()
+            && (set.mode.is_some() || set.uid.is_some() || set.gid.is_some())
+        {
+            // A chmod or chown moves the ctime alone: the view known for the bytes before is
+            // still theirs (`sed -i` sets the mode and owner of every file it writes), unless
+            // the size or the mtime moved too, which a writer racing us would make them do.
+            if let Backing::Original(rel) = &back {
+                if let Ok(after) = fs::symlink_metadata(&path) {
+                    if after.len() == m.len()
+                        && after.ino() == m.ino()
+                        && (after.mtime(), after.mtime_nsec()) == (m.mtime(), m.mtime_nsec())
+                    {
+                        self.cache.restamp(rel, Stamp::of(&m), Stamp::of(&after));
+                    }
+                }
+            }
         }
         self.attr_of(ino, &back)
     }

@@ -100,6 +100,19 @@ impl ContentCache {
         }
     }
 
+    /// Carry what is known of `rel` at stamp `old` over to stamp `new`: for a caller that
+    /// knows the bytes did not change between the two (a chmod or chown changes the ctime
+    /// alone). Nothing happens unless the entry is at `old`.
+    pub fn restamp(&self, rel: &Path, old: Stamp, new: Stamp) {
+        let mut inner = self.inner.lock();
+        if let Some((s, _)) = inner.meta.get_mut(rel).filter(|(s, _)| *s == old) {
+            *s = new;
+        }
+        if let Some((s, _)) = inner.bytes.peek_mut(rel).filter(|(s, _)| *s == old) {
+            *s = new;
+        }
+    }
+
     /// Forget `rel` and everything below it.
     pub fn remove_tree(&self, rel: &Path) {
         let mut inner = self.inner.lock();

@@ -1427,6 +1427,8 @@ fn rename_between_scratch_and_original_copies_as_the_view_shows() {
 #[derive(Default)]
 struct BaseRecorder {
     bases: parking_lot::Mutex<Vec<Option<Vec<u8>>>>,
+    /// How many times a view was computed from an original.
+    views: std::sync::atomic::AtomicUsize,
     moves: parking_lot::Mutex<Vec<(PathBuf, PathBuf)>>,
 }
 
@@ -1441,6 +1443,7 @@ impl Transform for BaseRecorder {
         Ok(name.to_owned())
     }
     fn content_to_view(&self, _: &Path, original: &[u8]) -> Vec<u8> {
+        self.views.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         original.to_vec()
     }
     fn content_to_original(&self, _: &Path, view: &[u8], base: Option<&[u8]>) -> Vec<u8> {
@@ -1479,6 +1482,64 @@ fn create_in_root(fs: &ViewFs, name: &str, bytes: &[u8]) {
         .unwrap();
     fs.write(a.ino, o.fh, 0, bytes).unwrap();
     fs.release(a.ino, o.fh).unwrap();
+}
+
+/// A chmod or chown through the view (`sed -i` sets both on its temp file) keeps the view
+/// already computed for the file: only the ctime moved. A size change still recomputes.
+#[test]
+fn chmod_and_chown_keep_the_computed_view() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    write(&orig.join("m.py"), b"def a():\n    pass\n");
+    let (t, fs) = recording_view(dir.path(), &orig);
+    let a = fs.lookup_path(Path::new("m.py")).unwrap();
+    let o = fs.open(a.ino, libc::O_RDONLY).unwrap();
+    assert_eq!(
+        fs.read(a.ino, o.fh, 0, 1 << 20).unwrap(),
+        b"def a():\n    pass\n"
+    );
+    fs.release(a.ino, o.fh).unwrap();
+    let computed = t.views.load(SeqCst);
+    let me = fs::metadata(orig.join("m.py")).unwrap();
+    for set in [
+        SetAttr {
+            mode: Some(0o600),
+            ..Default::default()
+        },
+        SetAttr {
+            uid: Some(me.uid()),
+            gid: Some(me.gid()),
+            ..Default::default()
+        },
+    ] {
+        let got = fs.setattr(a.ino, set).unwrap();
+        assert_eq!(got.size, 18);
+    }
+    assert_eq!(
+        fs::metadata(orig.join("m.py")).unwrap().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(
+        t.views.load(SeqCst),
+        computed,
+        "a chmod or chown computed the view again"
+    );
+    let o = fs.open(a.ino, libc::O_RDONLY).unwrap();
+    assert_eq!(
+        fs.read(a.ino, o.fh, 0, 1 << 20).unwrap(),
+        b"def a():\n    pass\n"
+    );
+    fs.release(a.ino, o.fh).unwrap();
+    assert_eq!(t.views.load(SeqCst), computed);
+    // Bytes changed from outside with the mode: the view is computed again.
+    write(&orig.join("m.py"), b"x = 1\n");
+    let set = SetAttr {
+        mode: Some(0o644),
+        ..Default::default()
+    };
+    assert_eq!(fs.setattr(a.ino, set).unwrap().size, 6);
+    assert!(t.views.load(SeqCst) > computed);
 }
 
 /// `sed -i` writes a temp file and renames it over the file: when the bytes are what the view
