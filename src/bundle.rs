@@ -1962,20 +1962,7 @@ mod tests {
     fn a_document_may_show_a_name_the_view_renames() {
         let py = b"class LoanLedger:\n    pass\n";
         let pdf = b"%PDF-1.4\n\x00 /Title (LoanLedger diagram)".to_vec();
-        let tree = Tree {
-            files: vec![
-                TreeFile {
-                    rel: PathBuf::from("docs/ledger.pdf"),
-                    content: pdf.clone(),
-                },
-                TreeFile {
-                    rel: PathBuf::from("pkg/ledger.py"),
-                    content: py.to_vec(),
-                },
-            ],
-            dirs: vec![PathBuf::from("docs"), PathBuf::from("pkg")],
-            generated: vec![],
-        };
+        let tree = tree_of(&[("docs/ledger.pdf", &pdf), ("pkg/ledger.py", py)]);
         let b = build_with_env(&tree, &EnvScan::default(), &level2(2), &Progress::hidden());
         let r = b.renamer().unwrap();
         assert_eq!(r.swap_content(b"docs/ledger.pdf", &pdf), &pdf[..]);

@@ -238,8 +238,8 @@ enum K {
     Decorator,
     String,
     NamedExpression,
-    /// A node that never holds a block (a simple statement, a decorator, a parameter list,
-    /// an argument list): the indentation check need not look inside it.
+    /// A node that never holds a block (a simple statement, a parameter list, an argument
+    /// list): see [`holds_no_block`].
     Blockless,
     Other,
 }
@@ -267,8 +267,15 @@ fn kinds() -> &'static [K] {
     })
 }
 
+/// Whether a node of kind `k` can hold no `block`, so the indentation check need not look
+/// inside it.
+fn holds_no_block(k: K) -> bool {
+    matches!(k, K::Blockless | K::Decorator | K::Identifier | K::String)
+}
+
 /// Kinds of tree-sitter-python that never contain a `block`: Python's simple statements and
-/// the header parts of compound ones that are expressions. Missing a kind here only makes the
+/// the header parts of compound ones that are expressions (decorators have a kind of their
+/// own, [`K::Decorator`]). Missing a kind here only makes the
 /// indentation check look at more nodes; a kind wrongly listed would hide a block from it,
 /// which `blockless_kinds_hold_no_block` checks on real code.
 const BLOCKLESS_KINDS: &[&str] = &[
@@ -288,7 +295,6 @@ const BLOCKLESS_KINDS: &[&str] = &[
     "global_statement",
     "nonlocal_statement",
     "type_alias_statement",
-    "decorator",
     "parameters",
     "argument_list",
 ];
@@ -375,7 +381,7 @@ fn check_indentation(ctx: &Ctx, root: Node) -> Result<(), String> {
         if result.is_ok() && matches!(k, K::Module | K::Block) {
             result = check_block_indentation(ctx, n, k == K::Module);
         }
-        result.is_ok() && !matches!(k, K::Blockless | K::Decorator | K::Identifier | K::String)
+        result.is_ok() && !holds_no_block(k)
     });
     result
 }
@@ -1238,11 +1244,7 @@ mod tests {
                 blocks += 1;
                 assert!(!inside, "a block inside a blockless kind: {}", n.to_sexp());
             }
-            let prune = inside
-                || matches!(
-                    kind_of(n),
-                    K::Blockless | K::Decorator | K::Identifier | K::String
-                );
+            let prune = inside || holds_no_block(kind_of(n));
             let mut cur = n.walk();
             for c in n.children(&mut cur) {
                 stack.push((c, prune));
