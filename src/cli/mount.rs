@@ -346,12 +346,12 @@ fn shadow_work(
         view: Some(p.mountpoint.clone()),
     };
     Some(Box::new(move |fs: &std::sync::Arc<crate::fs::ViewFs>| {
-        let primer = |rel: &Path, m: &fs::Metadata, view: std::sync::Arc<Vec<u8>>| {
-            if prime {
-                fs.prime(rel, m, view);
-            }
+        let live: &dyn crate::shadow::LiveViews = if prime {
+            fs.as_ref()
+        } else {
+            &crate::shadow::NoLiveViews
         };
-        match crate::shadow::build(&original, &target, fresh.as_ref(), &roots, &primer) {
+        match crate::shadow::build(&original, &target, fresh.as_ref(), &roots, live) {
             Ok(Some(b)) => tracing::info!(
                 tree = b.tree_entries,
                 index = b.index_entries,

@@ -621,6 +621,15 @@ impl ViewFs {
         self.cache.put(rel, Stamp::of(m), view);
     }
 
+    /// The cached view of original file `rel` at the stamp of `m`, if this transform holds
+    /// no state of its own for it (so a fresh transform of the same bytes gives this view).
+    pub fn known_view(&self, rel: &Path, m: &Metadata) -> Option<Arc<Vec<u8>>> {
+        if self.transform.remembers(rel) {
+            return None;
+        }
+        self.cache.get(rel, Stamp::of(m))
+    }
+
     /// Compute (and cache) the view of every regular file of the original, in parallel.
     pub fn scan(&self) {
         let start = std::time::Instant::now();
