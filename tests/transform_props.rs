@@ -386,7 +386,7 @@ proptest! {
 
     #[test]
     fn level2_round_trip(x in text_strategy(48), name in select(FILE_NAMES)) {
-        let t = Composite { l2: Some(renamer()), l3: None, l4: None };
+        let t = Composite { l2: Some(std::sync::Arc::new(renamer())), l3: None, l4: None };
         let p = Path::new(name);
         let view = t.content_to_view(p, x.as_bytes());
         prop_assert_eq!(t.content_to_original(p, &view, Some(x.as_bytes())), x.as_bytes());
@@ -395,7 +395,7 @@ proptest! {
 
     #[test]
     fn level2_round_trip_bytes(x in bytes_strategy(48), name in select(FILE_NAMES)) {
-        let t = Composite { l2: Some(renamer()), l3: None, l4: None };
+        let t = Composite { l2: Some(std::sync::Arc::new(renamer())), l3: None, l4: None };
         let p = Path::new(name);
         let view = t.content_to_view(p, &x);
         prop_assert_eq!(t.content_to_original(p, &view, Some(&x)), x);
@@ -407,7 +407,7 @@ proptest! {
         base in text_strategy(16),
         name in select(FILE_NAMES),
     ) {
-        let t = Composite { l2: Some(renamer()), l3: None, l4: None };
+        let t = Composite { l2: Some(std::sync::Arc::new(renamer())), l3: None, l4: None };
         let p = Path::new(name);
         for b in [None, Some(base.as_bytes())] {
             let orig = t.content_to_original(p, v.as_bytes(), b);
@@ -417,7 +417,7 @@ proptest! {
 
     #[test]
     fn level2_read_your_writes_bytes(v in bytes_strategy(48), name in select(FILE_NAMES)) {
-        let t = Composite { l2: Some(renamer()), l3: None, l4: None };
+        let t = Composite { l2: Some(std::sync::Arc::new(renamer())), l3: None, l4: None };
         let p = Path::new(name);
         let orig = t.content_to_original(p, &v, None);
         prop_assert_eq!(t.content_to_view(p, &orig), v);
@@ -425,7 +425,7 @@ proptest! {
 
     #[test]
     fn level2_names_round_trip(n in name_strategy()) {
-        let t = Composite { l2: Some(renamer()), l3: None, l4: None };
+        let t = Composite { l2: Some(std::sync::Arc::new(renamer())), l3: None, l4: None };
         let orig = OsStr::from_bytes(&n);
         let view = t.name_to_view(orig);
         if hidden_in_original(&n) {

@@ -2553,7 +2553,7 @@ fn python2_byte_code_is_written_back_through_the_swap() {
     write(&orig.join("old.pyc-tpl"), stale);
     let r = Renamer::new([("shelf", "crate")], [], ["shelf"]).unwrap();
     let t = Composite {
-        l2: Some(r),
+        l2: Some(Arc::new(r)),
         l3: None,
         l4: None,
     };

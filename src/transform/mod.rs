@@ -204,7 +204,7 @@ fn bytes_to_os(b: Vec<u8>) -> OsString {
 /// in original names, so their checks see the names the original really has; Level 3 sees
 /// rewritten text, whose units and lines are the original's (Level 4 keeps both).
 pub struct Composite {
-    pub l2: Option<rename::Renamer>,
+    pub l2: Option<std::sync::Arc<rename::Renamer>>,
     pub l3: Option<layout::LayoutStore>,
     pub l4: Option<rewrite::Rewriter>,
 }
