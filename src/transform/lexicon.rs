@@ -1,10 +1,17 @@
 //! The seeded bijection between the repository's owned tokens and virtual words.
 //!
 //! Guarantees: deterministic for (tokens, excluded words, seed) on any machine (sorted inputs,
-//! ChaCha8 with a fixed seed, no hash-map iteration order); every virtual word is a shipped
-//! vocabulary word that is not excluded (the caller excludes every token of the repository, so
-//! the pairs are disjoint and the map is an involution); a token gets a word of similar length
-//! when one is left.
+//! ChaCha8 with fixed seeds, no hash-map iteration order); no virtual word is excluded or a
+//! token (the caller excludes every token of the repository, so the pairs are disjoint and
+//! the map is an involution); a token gets a word of its own length when one is left.
+//!
+//! Lengths: code and data align text by the width of names (golden files padded to a column,
+//! help text padded to a column, line-length checks, fixed slices), so an image keeps its
+//! token's length. The vocabulary's words have 3 to 10 letters, and few of 3 or 4 are free
+//! once outside names are excluded. So a longer token's image is vocabulary words joined
+//! into one (`Compounds`), and a 3- or 4-letter token may get a made-up consonant-vowel word
+//! (`made_up`). Each kind comes after every vocabulary word of its length and is drawn from
+//! a stream of its own, so the draw of a token the vocabulary covers does not depend on it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -62,27 +69,44 @@ pub fn assign(
         b.sort_unstable();
         b.shuffle(&mut rng);
     }
+    // Made-up short words, after every vocabulary word of their length (draws take from a
+    // bucket's end), shuffled by a stream of their own so that the draw stays what it is
+    // wherever the vocabulary suffices.
+    let mut made_up_rng = ChaCha8Rng::seed_from_u64(seed ^ 0x4a86_e1f0_37cd_925b);
+    for (len, mut words) in made_up(excluded, tokens, &BTreeSet::new()) {
+        words.shuffle(&mut made_up_rng);
+        buckets.entry(len).or_default().splice(0..0, words);
+    }
     let mut order: Vec<&String> = tokens.iter().collect();
     order.shuffle(&mut rng);
+    let mut long = Compounds::new(tokens, excluded, seed);
 
     let mut map = BTreeMap::new();
     let mut left = Vec::new();
     for t in order {
         let prefix = runner_prefix(t);
-        let want = (t.len() - prefix.len()).clamp(3, 12);
+        let want = t.len() - prefix.len();
         let free = |w: &str| {
             prefix.is_empty() || {
                 let image = format!("{prefix}{w}");
                 !excluded.contains(&image) && !tokens.contains(&image)
             }
         };
-        let word = nearest_lengths(want).find_map(|len| {
-            let b = buckets.get_mut(&len)?;
-            let at = b.iter().rposition(|w| free(w))?;
-            Some(b.remove(at))
+        let word = if want > LONGEST_WORD {
+            long.draw(want, &free)
+        } else {
+            None
+        };
+        let word = word.or_else(|| {
+            nearest_lengths(want.clamp(3, LONGEST_WORD)).find_map(|len| {
+                let b = buckets.get_mut(&len)?;
+                let at = b.iter().rposition(|w| free(w))?;
+                Some(b.remove(at).to_string())
+            })
         });
         match word {
             Some(w) => {
+                long.keep(&w);
                 map.insert(t.clone(), format!("{prefix}{w}"));
             }
             None => left.push(t.clone()),
@@ -90,6 +114,117 @@ pub fn assign(
     }
     left.sort();
     (map, left)
+}
+
+/// Made-up words for the lengths where the vocabulary is thin (3 letters: 264 words, and a
+/// repository's outside names use most of them), consonant-vowel patterns (`bep`, `dafo`) that
+/// are no vocabulary word, by length, sorted; none excluded, a token, or in `used`.
+fn made_up<'a>(
+    excluded: &BTreeSet<String>,
+    tokens: &BTreeSet<String>,
+    used: &BTreeSet<&str>,
+) -> BTreeMap<usize, Vec<&'a str>> {
+    static MADE_UP: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let all = MADE_UP.get_or_init(|| {
+        const C: &[u8] = b"bcdfghjklmnprstvwz";
+        const V: &[u8] = b"aeiou";
+        let real: BTreeSet<&str> = vocabulary().collect();
+        let mut out = Vec::new();
+        for &a in C {
+            for &b in V {
+                for &c in C {
+                    out.push(String::from_utf8(vec![a, b, c]).unwrap_or_default());
+                    for &d in V {
+                        out.push(String::from_utf8(vec![a, b, c, d]).unwrap_or_default());
+                    }
+                }
+            }
+        }
+        out.retain(|w| !w.is_empty() && !real.contains(w.as_str()));
+        out.sort();
+        out
+    });
+    let mut by_len: BTreeMap<usize, Vec<&'a str>> = BTreeMap::new();
+    for w in all {
+        if !excluded.contains(w) && !tokens.contains(w) && !used.contains(w.as_str()) {
+            by_len.entry(w.len()).or_default().push(w.as_str());
+        }
+    }
+    by_len
+}
+
+/// The vocabulary's longest words: a longer token's image is a compound.
+const LONGEST_WORD: usize = 10;
+
+/// Words longer than the vocabulary's, each two or more vocabulary words joined (`ledger` and
+/// `pumpkin` give `ledgerpumpkin`), drawn for an exact length. A compound is a new word: it is
+/// checked, like any image, against the tokens and excluded words, and against every image
+/// given before it.
+struct Compounds<'a> {
+    rng: ChaCha8Rng,
+    by_len: BTreeMap<usize, Vec<&'static str>>,
+    tokens: &'a BTreeSet<String>,
+    excluded: &'a BTreeSet<String>,
+    given: BTreeSet<String>,
+}
+
+impl<'a> Compounds<'a> {
+    fn new(tokens: &'a BTreeSet<String>, excluded: &'a BTreeSet<String>, seed: u64) -> Self {
+        let mut by_len: BTreeMap<usize, Vec<&'static str>> = BTreeMap::new();
+        for w in vocabulary() {
+            if !excluded.contains(w) && !tokens.contains(w) {
+                by_len.entry(w.len()).or_default().push(w);
+            }
+        }
+        for b in by_len.values_mut() {
+            b.sort_unstable();
+            b.dedup();
+        }
+        Compounds {
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x71d3_08c5_e2a9_64bf),
+            by_len,
+            tokens,
+            excluded,
+            given: BTreeSet::new(),
+        }
+    }
+
+    fn keep(&mut self, w: &str) {
+        if w.len() > LONGEST_WORD {
+            self.given.insert(w.to_string());
+        }
+    }
+
+    /// A compound of exactly `len` letters that `free` accepts, or none after a bounded
+    /// number of tries (the caller then falls back to the nearest length).
+    fn draw(&mut self, len: usize, free: &dyn Fn(&str) -> bool) -> Option<String> {
+        use rand::Rng;
+        for _ in 0..64 {
+            let mut word = String::with_capacity(len);
+            let mut rest = len;
+            while rest > 0 {
+                // Each part has 3 to 10 letters, and so must what is left after it.
+                let most = if rest <= LONGEST_WORD {
+                    rest
+                } else {
+                    LONGEST_WORD.min(rest - 3)
+                };
+                let least = if rest <= LONGEST_WORD { rest } else { 3 };
+                let part = self.rng.random_range(least..=most);
+                let bucket = self.by_len.get(&part).filter(|b| !b.is_empty())?;
+                word.push_str(bucket[self.rng.random_range(0..bucket.len())]);
+                rest -= part;
+            }
+            if !self.tokens.contains(&word)
+                && !self.excluded.contains(&word)
+                && !self.given.contains(&word)
+                && free(&word)
+            {
+                return Some(word);
+            }
+        }
+        None
+    }
 }
 
 /// The vocabulary words `assign` left unused (neither excluded, a token nor a value of
@@ -113,8 +248,33 @@ pub fn spare(
         .into_iter()
         .collect();
     out.shuffle(&mut ChaCha8Rng::seed_from_u64(seed ^ 0x0bde_7a51_c3e9_4f12));
+    let mut made_up_rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6c0e_3b97_d528_a14f);
+    for (_, mut words) in made_up(excluded, tokens, &used) {
+        words.shuffle(&mut made_up_rng);
+        out.extend(words.into_iter().map(str::to_string));
+    }
+    // Compounds of each length a long image has, after every plain word: a redraw prefers
+    // its old word's length, and only a long token's old word is this long.
+    let mut long = Compounds::new(tokens, excluded, seed ^ 0x2f6a_95d1_0c37_b8e4);
+    long.given.extend(used.iter().map(|w| w.to_string()));
+    let lengths: BTreeSet<usize> = used
+        .iter()
+        .map(|w| w.len())
+        .filter(|&l| l > LONGEST_WORD)
+        .collect();
+    for len in lengths {
+        for _ in 0..SPARE_COMPOUNDS {
+            if let Some(w) = long.draw(len, &|_| true) {
+                long.keep(&w);
+                out.push(w);
+            }
+        }
+    }
     out
 }
+
+/// Spare compounds of each long length, for the order repair's redraws.
+const SPARE_COMPOUNDS: usize = 256;
 
 /// Lengths to try for a token of length `n`: n, n+1, n-1, n+2, n-2, ... down to 3 and up to 20.
 fn nearest_lengths(n: usize) -> impl Iterator<Item = usize> {
@@ -199,13 +359,83 @@ mod tests {
     }
 
     #[test]
-    fn similar_length() {
-        let toks = set(&["configuration"]);
-        let (m, _) = assign(&toks, &BTreeSet::new(), 3);
-        let w = &m["configuration"];
-        // The vocabulary's longest words are ten letters: the nearest length wins.
-        let longest = vocabulary().map(str::len).max().unwrap_or(0);
-        assert_eq!(w.len(), longest.min(13), "{w}");
+    fn every_image_keeps_its_tokens_length() {
+        // Golden files pad each token's text to a column and line-length checks count
+        // columns: an image of another length moves both.
+        let toks = set(&[
+            "configuration",
+            "configurations",
+            "abbreviated",
+            "aggregateannotationpruning",
+            "testconfiguration",
+            "query",
+            "user",
+        ]);
+        for seed in 0..20 {
+            let (m, left) = assign(&toks, &BTreeSet::new(), seed);
+            assert!(left.is_empty());
+            for (t, w) in &m {
+                assert_eq!(t.len(), w.len(), "{t} -> {w}");
+            }
+            let words: BTreeSet<&String> = m.values().collect();
+            assert_eq!(words.len(), m.len());
+        }
+    }
+
+    #[test]
+    fn a_compound_is_vocabulary_words_and_never_a_token_or_excluded() {
+        let toks = set(&["configuration", "administration", "abbreviated"]);
+        // Exclude most of the vocabulary, so that compounds are drawn from a few words and
+        // meet the excluded ones often.
+        let ex: BTreeSet<String> = vocabulary()
+            .enumerate()
+            .filter(|(i, _)| i % 50 != 0)
+            .map(|(_, w)| w.to_string())
+            .collect();
+        let (m, _) = assign(&toks, &ex, 5);
+        let words: BTreeSet<&str> = vocabulary().filter(|w| !ex.contains(*w)).collect();
+        for (t, w) in &m {
+            assert_eq!(t.len(), w.len(), "{t} -> {w}");
+            assert!(!ex.contains(w) && !toks.contains(w), "{w}");
+            assert!(splits_into(w, &words), "{w} is not vocabulary words joined");
+        }
+        let pool = spare(&toks, &ex, &m, 5);
+        for w in m.values() {
+            assert!(!pool.contains(w), "{w} is spare and given");
+        }
+        for l in m.values().map(String::len) {
+            assert!(
+                pool.iter().any(|w| w.len() == l),
+                "no spare word of {l} letters"
+            );
+        }
+    }
+
+    #[test]
+    fn short_tokens_beyond_the_vocabulary_get_made_up_words_of_their_length() {
+        // Every three- and four-letter vocabulary word is excluded (an environment whose
+        // outside names use them all).
+        let ex: BTreeSet<String> = vocabulary()
+            .filter(|w| w.len() <= 4)
+            .map(str::to_string)
+            .collect();
+        let toks = set(&["api", "url", "xml", "css", "json", "yaml", "html"]);
+        let (m, left) = assign(&toks, &ex, 9);
+        assert!(left.is_empty());
+        for (t, w) in &m {
+            assert_eq!(t.len(), w.len(), "{t} -> {w}");
+            assert!(!ex.contains(w) && !toks.contains(w), "{w}");
+            assert!(!vocabulary().any(|v| v == w), "{w} is a listed word");
+        }
+        // The order repair's spare words have these lengths too.
+        let pool = spare(&toks, &ex, &m, 9);
+        assert!(pool.iter().any(|w| w.len() == 3) && pool.iter().any(|w| w.len() == 4));
+        assert!(m.values().all(|w| !pool.contains(w)));
+    }
+
+    fn splits_into(w: &str, words: &BTreeSet<&str>) -> bool {
+        w.is_empty()
+            || (3..=w.len()).any(|i| words.contains(&w[..i]) && splits_into(&w[i..], words))
     }
 }
 
