@@ -15,6 +15,12 @@
 //!   class's test methods in the order of their names, so a suite whose tests leak state
 //!   into the ones after them (a cache, a registry) needs that order kept (`TestOrder`).
 //!
+//! - the attribute names of one markup tag written in sorted order (`<system_message
+//!   backrefs="p-1" ids="m-1" level="2">`, in any text file or string): serializers sort a
+//!   node's attributes (docutils' pseudo-XML, `xml.etree` since Python 3.8 keeps insertion
+//!   order but many writers sort), and expected output in tests spells them sorted
+//!   (`sorted_attributes`).
+//!
 //! Found lexically (`defs::logical_lines`), like the definitions: a group the lexer misreads
 //! only adds or drops an order constraint, never changes what a name maps to.
 
@@ -68,6 +74,67 @@ pub(super) fn groups_in_line<'a>(line: &[T<'a>], src: &[u8], out: &mut Vec<Vec<&
             out.push(g);
         }
     }
+}
+
+/// The attribute names of each markup tag in `text` (`<name a="1" b='2' c=3>`) that holds two
+/// or more and lists them in strictly ascending byte order, each group once. A tag whose
+/// attributes are not sorted was written by hand or in insertion order, and constrains
+/// nothing.
+pub fn sorted_attributes(text: &[u8]) -> std::collections::BTreeSet<Vec<&str>> {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut out = std::collections::BTreeSet::new();
+    let mut i = 0;
+    while let Some(at) = text[i..].iter().position(|&b| b == b'<') {
+        i += at + 1;
+        // The tag's name.
+        let name_end = i + text[i..]
+            .iter()
+            .take_while(|&&b| word(b) || b == b'-' || b == b':')
+            .count();
+        if name_end == i || !text[i].is_ascii_alphabetic() {
+            continue;
+        }
+        let mut j = name_end;
+        let mut names: Vec<&str> = Vec::new();
+        loop {
+            let ws = text[j..]
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+            let start = j + ws;
+            let end = start + text[start..].iter().take_while(|&&b| word(b)).count();
+            if ws == 0 || end == start || text.get(end) != Some(&b'=') {
+                break;
+            }
+            // The value: quoted, or a bare run up to white space or the tag's end.
+            let v = end + 1;
+            let after = match text.get(v) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    match text[v + 1..].iter().position(|&b| b == q || b == b'\n') {
+                        Some(k) if text[v + 1 + k] == q => v + 2 + k,
+                        _ => break,
+                    }
+                }
+                Some(_) => {
+                    v + text[v..]
+                        .iter()
+                        .take_while(|&&b| !b.is_ascii_whitespace() && b != b'>')
+                        .count()
+                }
+                None => break,
+            };
+            match std::str::from_utf8(&text[start..end]) {
+                Ok(n) => names.push(n),
+                Err(_) => break,
+            }
+            j = after;
+        }
+        if names.len() >= 2 && names.windows(2).all(|p| p[0] < p[1]) {
+            out.insert(names);
+        }
+        i = j.max(i);
+    }
+    out
 }
 
 /// The run order `unittest` gives a module's tests: it sorts the names of test methods (the
@@ -175,6 +242,20 @@ mod tests {
         // One test alone: nothing to order among tests, but the classes still are.
         let one = b"def test_only(): pass\nclass B: pass\nclass A: pass\n";
         assert_eq!(test_order(one), vec![vec!["B", "A"]]);
+    }
+
+    #[test]
+    fn sorted_attributes_of_a_tag_are_a_group() {
+        let text = b"<system_message backrefs=\"p-1\" ids=\"m-1\" level=\"2\">\n\
+                     <image uri='a.png' alt='x'> <a href=x b=1/> <p> a<b and c=d\n\
+                     <reference name=\"x\" refuri=\"y\">";
+        let g: Vec<Vec<&str>> = sorted_attributes(text).into_iter().collect();
+        // `uri` before `alt` and `href` before `b` are not sorted: written in insertion
+        // order, they constrain nothing. `a<b and c=d` is no tag with attributes.
+        assert_eq!(
+            g,
+            vec![vec!["backrefs", "ids", "level"], vec!["name", "refuri"]]
+        );
     }
 
     #[test]
