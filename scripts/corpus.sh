@@ -258,6 +258,10 @@ PROJECTS=(
     "held|tzlocal|5.2|pytest|.|tzlocal|tests|$PYTEST pytest-mock==3.14.0|"
     "held|schedule|1.2.2|pytest|.|schedule|test_schedule.py|$PYTEST|"
     "held|autopep8|2.3.1|pytest|.|autopep8|test|$PYTEST pycodestyle==2.12.1|"
+    "held|markdown2|2.5.1|pytest|lib|markdown2|test/test_markdown2.py|$PYTEST pygments==2.18.0|"
+    "held|thefuzz|0.22.1|pytest|.|thefuzz|test_thefuzz.py|$PYTEST rapidfuzz==3.10.1 pycodestyle==2.12.1 hypothesis==6.112.1|"
+    "held|feedparser|6.0.11|pytest|.|feedparser|tests/runtests.py|$PYTEST sgmllib3k==1.0.0|"
+    "held|astroid|3.3.5|pytest|.|astroid|tests|$PYTEST|"
 )
 
 mkdir -p "$WORK/cache"
