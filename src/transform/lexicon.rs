@@ -58,15 +58,8 @@ pub fn assign(
 ) -> (BTreeMap<String, String>, Vec<String>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5c4f_d1e6_a7b3_9021);
     // Buckets of available words by length, each shuffled.
-    let mut buckets: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
-    let mut seen = BTreeSet::new();
-    for w in vocabulary() {
-        if !excluded.contains(w) && !tokens.contains(w) && seen.insert(w) {
-            buckets.entry(w.len()).or_default().push(w);
-        }
-    }
+    let mut buckets = free_words(tokens, excluded);
     for b in buckets.values_mut() {
-        b.sort_unstable();
         b.shuffle(&mut rng);
     }
     // Made-up short words, after every vocabulary word of their length (draws take from a
@@ -153,6 +146,25 @@ fn made_up<'a>(
     by_len
 }
 
+/// The vocabulary words that are neither excluded nor tokens, by length, each list sorted
+/// and without repeats: what a draw may hand out, before its seeded shuffle.
+fn free_words(
+    tokens: &BTreeSet<String>,
+    excluded: &BTreeSet<String>,
+) -> BTreeMap<usize, Vec<&'static str>> {
+    let mut by_len: BTreeMap<usize, Vec<&'static str>> = BTreeMap::new();
+    for w in vocabulary() {
+        if !excluded.contains(w) && !tokens.contains(w) {
+            by_len.entry(w.len()).or_default().push(w);
+        }
+    }
+    for b in by_len.values_mut() {
+        b.sort_unstable();
+        b.dedup();
+    }
+    by_len
+}
+
 /// The vocabulary's longest words: a longer token's image is a compound.
 const LONGEST_WORD: usize = 10;
 
@@ -170,19 +182,9 @@ struct Compounds<'a> {
 
 impl<'a> Compounds<'a> {
     fn new(tokens: &'a BTreeSet<String>, excluded: &'a BTreeSet<String>, seed: u64) -> Self {
-        let mut by_len: BTreeMap<usize, Vec<&'static str>> = BTreeMap::new();
-        for w in vocabulary() {
-            if !excluded.contains(w) && !tokens.contains(w) {
-                by_len.entry(w.len()).or_default().push(w);
-            }
-        }
-        for b in by_len.values_mut() {
-            b.sort_unstable();
-            b.dedup();
-        }
         Compounds {
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x71d3_08c5_e2a9_64bf),
-            by_len,
+            by_len: free_words(tokens, excluded),
             tokens,
             excluded,
             given: BTreeSet::new(),
@@ -374,6 +376,12 @@ mod tests {
         for seed in 0..20 {
             let (m, left) = assign(&toks, &BTreeSet::new(), seed);
             assert!(left.is_empty());
+            // Law 8: compounds and made-up words come from seeded streams too.
+            assert_eq!((m.clone(), left), assign(&toks, &BTreeSet::new(), seed));
+            assert_eq!(
+                spare(&toks, &BTreeSet::new(), &m, seed),
+                spare(&toks, &BTreeSet::new(), &m, seed)
+            );
             for (t, w) in &m {
                 assert_eq!(t.len(), w.len(), "{t} -> {w}");
             }
