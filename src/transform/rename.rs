@@ -19,6 +19,7 @@ use super::lexer::{self, Class};
 use super::tokens::{self, Piece};
 
 mod labels;
+mod memo;
 
 /// The Level 2 map: everything needed to swap text in either direction.
 #[derive(Debug, Clone, Default)]
@@ -46,6 +47,8 @@ pub struct Renamer {
     /// (`normal_escape_snob` of `normal_escape_snob.html`): a compound naming a file is read
     /// for the code names it carries (`swap_compound_of_names`).
     path_stems: HashSet<Box<str>>,
+    /// What each run became (`swap_run`), kept while the map stays as it is.
+    memo: memo::Memo,
 }
 
 /// How a file's contents are read.
@@ -141,12 +144,14 @@ impl Renamer {
             code_affixes,
             fragments: HashSet::new(),
             path_stems: HashSet::new(),
+            memo: memo::Memo::default(),
         })
     }
 
     /// The same map, keeping these tree extensions in text.
     pub fn with_extensions<'a>(mut self, extensions: impl IntoIterator<Item = &'a str>) -> Self {
         self.extensions = extensions.into_iter().map(Into::into).collect();
+        self.memo.clear();
         self
     }
 
@@ -158,12 +163,14 @@ impl Renamer {
     /// The same map, knowing which frozen tokens are fragments of names built at run time.
     pub fn with_fragments<'a>(mut self, fragments: impl IntoIterator<Item = &'a str>) -> Self {
         self.fragments = fragments.into_iter().map(Into::into).collect();
+        self.memo.clear();
         self
     }
 
     /// The same map, knowing the stems of the tree's compound file names.
     pub fn with_path_stems<'a>(mut self, stems: impl IntoIterator<Item = &'a str>) -> Self {
         self.path_stems = stems.into_iter().map(Into::into).collect();
+        self.memo.clear();
         self
     }
 
@@ -480,6 +487,11 @@ impl Renamer {
     /// A mangled name (`_Shelf__code`, a leading underscore) is a name, not a lookup: its
     /// attribute follows the `__code` the class defines.
     pub fn swap_run(&self, run: &str, class: Class) -> Option<String> {
+        self.memo.get_or(run, class, || self.decide_run(run, class))
+    }
+
+    /// [`Renamer::swap_run`], decided afresh.
+    fn decide_run(&self, run: &str, class: Class) -> Option<String> {
         let Some(parts) = segments(run) else {
             return self.swap_segment(run, class);
         };
@@ -844,6 +856,7 @@ impl Renamer {
     /// Give the renamed `token` the unused `word` in place of its own (both lowercase; the
     /// pair stays disjoint from every other, so the map stays an involution).
     pub(crate) fn rebind(&mut self, token: &str, word: &str) {
+        self.memo.clear();
         if let Some(old) = self.tokens.remove(token) {
             self.tokens.remove(&old);
             self.virtual_words.remove(&old);
@@ -855,6 +868,7 @@ impl Renamer {
 
     /// Exchange the words of two renamed tokens of the original.
     pub(crate) fn exchange(&mut self, a: &str, b: &str) {
+        self.memo.clear();
         let (Some(wa), Some(wb)) = (self.tokens.get(a).cloned(), self.tokens.get(b).cloned())
         else {
             return;
