@@ -196,3 +196,63 @@ fn the_view_asks_for_big_write_buffers() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "131072");
 }
+
+/// A plain text file written in many pieces (as `sed -i` writes its temp file, one stdio
+/// buffer per write) is in the original, exactly inverted, after the last piece, and the
+/// rename of it over the file it edits leaves exactly that edit. Each piece after the first
+/// is inverted from the bytes it adds (`fs::appending`), so this checks that path with the
+/// real map: the pieces cut lines and names anywhere.
+#[test]
+fn a_text_file_written_in_pieces_and_renamed_over_another_is_exact() {
+    let test = "a_text_file_written_in_pieces_and_renamed_over_another_is_exact";
+    let seed = 71;
+    let mut notes = String::new();
+    for i in 0..2000 {
+        notes.push_str(&format!(
+            "{i}: checkout_copy records LoanLedger.closed_loans\n"
+        ));
+    }
+    let repo = Repo::with_files(&[
+        (
+            "shelf.py",
+            "class LoanLedger:\n    closed_loans = []\n\n\ndef checkout_copy(ledger):\n    return ledger.closed_loans\n",
+        ),
+        ("notes.txt", &notes),
+    ]);
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let view = fs::read_to_string(m.path("notes.txt")).unwrap();
+    assert!(
+        !view.contains("checkout_copy") && !view.contains("LoanLedger"),
+        "the names are not renamed in the view:\n{}",
+        &view[..200]
+    );
+    let script = "import os, sys\n\
+         src, tmp = sys.argv[1], sys.argv[2]\n\
+         data = b'EDITED\\n' + open(src, 'rb').read()\n\
+         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)\n\
+         for i in range(0, len(data), 4093):\n    os.write(fd, data[i:i + 4093])\n\
+         os.close(fd)";
+    let out = python3()
+        .args(["-c", script])
+        .arg(m.path("notes.txt"))
+        .arg(m.path("zq7x81"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let expected = format!("EDITED\n{notes}");
+    assert!(
+        fs::read_to_string(repo.orig.join("zq7x81")).unwrap() == expected,
+        "the temp file's original is not the inverse of what was written"
+    );
+    fs::rename(m.path("zq7x81"), m.path("notes.txt")).unwrap();
+    assert_eq!(
+        fs::read_to_string(m.path("notes.txt")).unwrap(),
+        format!("EDITED\n{view}")
+    );
+    m.unmount();
+    assert!(fs::read_to_string(repo.orig.join("notes.txt")).unwrap() == expected);
+    assert!(!repo.orig.join("zq7x81").exists());
+    assert_eq!(repo.status(), " M notes.txt\n");
+}

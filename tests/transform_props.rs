@@ -861,3 +861,95 @@ fn python_fixed_cases() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// 6. Plain text is swapped line by line, which the write path relies on to invert a file
+//    written in pieces from what each piece adds (`Renamer::swap_appended`).
+
+/// Names of plain text files (no format of their own): `sed`'s temp file, a note, a file
+/// with an extension the tree has.
+const PLAIN_NAMES: &[&str] = &["pkg/sedAb12Cd", "notes.txt", "README", "data/query.toml.in"];
+
+/// Fragments for the span rules (`formats::spans`): extensions, versions, hosts, addresses,
+/// URLs, character references, data keys.
+const SPAN_FRAGS: &[&str] = &[
+    "data.txt",
+    ".toml",
+    "query.toml",
+    "1.0.",
+    "dev0",
+    "2.",
+    "www.",
+    "query.org",
+    "a@query.org",
+    "https://",
+    "://",
+    "own://query/",
+    "localhost",
+    "&",
+    ";",
+    "=",
+    "<",
+    ">",
+];
+
+fn plain_text_strategy() -> impl Strategy<Value = Vec<u8>> {
+    let frag = prop_oneof![
+        8 => select(TEXT_FRAGS).prop_map(|s| s.as_bytes().to_vec()),
+        4 => select(SPAN_FRAGS).prop_map(|s| s.as_bytes().to_vec()),
+        3 => Just(b"\n".to_vec()),
+        1 => Just(b"\xff".to_vec()),
+        1 => any::<u8>().prop_filter("no NUL", |b| *b != 0).prop_map(|b| vec![b]),
+    ];
+    prop::collection::vec(frag, 0..64).prop_map(|v| v.concat())
+}
+
+fn plain_renamer() -> Renamer {
+    renamer().with_extensions(["txt", "toml", "in"])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// The swap of plain text is the swap of its part up to any line break followed by the
+    /// swap of the rest.
+    #[test]
+    fn plain_text_swaps_line_by_line(x in plain_text_strategy(), name in select(PLAIN_NAMES)) {
+        let r = plain_renamer();
+        let whole = swap_content(&r, name, &x);
+        for cut in x.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1) {
+            let mut parts = swap_content(&r, name, &x[..cut]);
+            parts.extend(swap_content(&r, name, &x[cut..]));
+            prop_assert_eq!(
+                &parts,
+                &whole,
+                "cut at {} of {:?}",
+                cut,
+                String::from_utf8_lossy(&x)
+            );
+        }
+    }
+
+    /// `swap_appended` gives the swap of the whole text, and gives it for every plain text
+    /// file whose earlier part holds a line break; never for Python files or binary ones.
+    #[test]
+    fn swap_appended_is_the_swap_of_the_whole(
+        prev in plain_text_strategy(),
+        more in plain_text_strategy(),
+        name in select([PLAIN_NAMES, FILE_NAMES].concat()),
+    ) {
+        let r = plain_renamer();
+        let mut new = prev.clone();
+        new.extend_from_slice(&more);
+        let prev_out = swap_content(&r, name, &prev);
+        let got = r.swap_appended(name.as_bytes(), &prev, &prev_out, &new);
+        // Every name here but the Python ones has no format of its own (`img.png` with no
+        // NUL byte is text).
+        let plain = !name.ends_with(".py") && !name.ends_with(".pyi");
+        let expected = plain && prev.contains(&b'\n') && !new.contains(&0);
+        prop_assert_eq!(got.is_some(), expected);
+        if let Some(got) = got {
+            prop_assert_eq!(got, swap_content(&r, name, &new));
+        }
+    }
+}

@@ -40,6 +40,7 @@
 //! stat and setattr; `inode.rs` the inode table, `content.rs` the content cache and atomic
 //! writes, `links.rs` symlink targets, `watch.rs` the watcher of the original.
 
+mod appending;
 mod attrs;
 pub mod content;
 mod dir;
@@ -443,6 +444,8 @@ pub struct ViewFs {
     /// [`ViewFs::unlink`]): a file created again under the same name is written back as an
     /// edit of what it replaced.
     unlinked: Mutex<std::collections::VecDeque<(PathBuf, Vec<u8>)>>,
+    /// The last write-back of a file, for the next write that only adds to it.
+    appending: appending::Appending,
     committed: Option<Committed>,
     owner: Option<Caller>,
     /// True while the shadow repository is being built (see [`Options::shadow_pending`]).
@@ -552,6 +555,7 @@ impl ViewFs {
             deferred: Mutex::new(std::collections::BTreeSet::new()),
             deferred_cv: parking_lot::Condvar::new(),
             unlinked: Mutex::new(std::collections::VecDeque::new()),
+            appending: appending::Appending::default(),
             shadow_pending: Mutex::new(options.shadow_pending),
             shadow_cv: parking_lot::Condvar::new(),
             rendered: options.rendered.as_ref().and_then(rendered::Rendered::load),

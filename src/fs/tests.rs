@@ -2585,3 +2585,136 @@ fn python2_byte_code_is_written_back_through_the_swap() {
         b"\x03\xf3\r\n\0\0\0\0c\0shelf"
     );
 }
+
+/// The `alpha`/`omega` swap, which is line by line, and which counts the bytes it inverts
+/// whole and those it inverts as an addition to the last write-back.
+#[derive(Default)]
+struct AppendCounter {
+    whole: std::sync::atomic::AtomicUsize,
+    added: std::sync::atomic::AtomicUsize,
+}
+
+impl Transform for AppendCounter {
+    fn name_to_view(&self, name: &OsStr) -> std::ffi::OsString {
+        name.to_owned()
+    }
+    fn name_to_original(
+        &self,
+        name: &OsStr,
+    ) -> Result<std::ffi::OsString, crate::transform::TransformError> {
+        Ok(name.to_owned())
+    }
+    fn content_to_view(&self, _: &Path, original: &[u8]) -> Vec<u8> {
+        crate::fs::testing::swap(original)
+    }
+    fn content_to_original(&self, _: &Path, view: &[u8], _: Option<&[u8]>) -> Vec<u8> {
+        self.whole
+            .fetch_add(view.len(), std::sync::atomic::Ordering::SeqCst);
+        crate::fs::testing::swap(view)
+    }
+    fn content_to_original_appended(
+        &self,
+        _: &Path,
+        prev_view: &[u8],
+        prev_original: &[u8],
+        view: &[u8],
+    ) -> Option<Vec<u8>> {
+        let cut = prev_view.iter().rposition(|&b| b == b'\n')? + 1;
+        self.added
+            .fetch_add(view.len() - cut, std::sync::atomic::Ordering::SeqCst);
+        let mut out = prev_original[..cut].to_vec();
+        out.extend(crate::fs::testing::swap(&view[cut..]));
+        Some(out)
+    }
+}
+
+/// A file written in pieces without handles (`sed -i`'s temp file, one stdio buffer per
+/// write) is inverted whole once, then piece by piece from its last complete line, and the
+/// original holds the inverse of all of it after every piece. A write that does not add to
+/// the last write-back (an overwrite, another file, an original changed from outside) is
+/// inverted whole.
+#[test]
+fn a_file_written_in_pieces_is_inverted_from_what_each_piece_adds() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("orig");
+    write(&orig.join("other"), b"omega\n");
+    let t = Arc::new(AppendCounter::default());
+    let fs = ViewFs::new(
+        &orig,
+        &dir.path().join("state"),
+        t.clone(),
+        Options::default(),
+    )
+    .unwrap();
+    fs.set_watched();
+    let a = fs
+        .create_ino(
+            ROOT_INO,
+            OsStr::new("sedAbc"),
+            0o644,
+            0o022,
+            libc::O_RDWR,
+            Caller::daemon(),
+        )
+        .unwrap();
+    let pieces: [&[u8]; 3] = [
+        b"alpha one\nalpha tw",
+        b"o omega\nthree alpha\n",
+        b"omega four\n",
+    ];
+    let mut written = Vec::new();
+    for p in pieces {
+        fs.write_ino(a.ino, written.len() as u64, p).unwrap();
+        written.extend_from_slice(p);
+        assert_eq!(
+            fs::read(orig.join("sedAbc")).unwrap(),
+            crate::fs::testing::swap(&written)
+        );
+    }
+    assert_eq!(
+        t.whole.load(SeqCst),
+        pieces[0].len(),
+        "only the first piece is inverted whole"
+    );
+    // The second write from the start of the second line (byte 10 to 38), the third from
+    // the end of the second piece, which ends a line (byte 38 to 49).
+    assert_eq!(t.added.load(SeqCst), 28 + 11);
+    assert_eq!(fs.read_ino(a.ino, 0, 100).unwrap(), written);
+
+    // An overwrite inside the file adds nothing: inverted whole.
+    fs.write_ino(a.ino, 0, b"omega").unwrap();
+    written[..5].copy_from_slice(b"omega");
+    assert_eq!(
+        fs::read(orig.join("sedAbc")).unwrap(),
+        crate::fs::testing::swap(&written)
+    );
+    assert_eq!(t.whole.load(SeqCst), pieces[0].len() + written.len());
+
+    // Another file in between: the pair kept is that file's, so this one is inverted whole.
+    let o = fs.lookup_path(Path::new("other")).unwrap();
+    fs.write_ino(o.ino, 6, b"alpha\n").unwrap();
+    let whole = t.whole.load(SeqCst);
+    fs.write_ino(a.ino, written.len() as u64, b"five\n")
+        .unwrap();
+    written.extend_from_slice(b"five\n");
+    assert_eq!(t.whole.load(SeqCst), whole + written.len());
+    assert_eq!(
+        fs::read(orig.join("sedAbc")).unwrap(),
+        crate::fs::testing::swap(&written)
+    );
+
+    // The original changed from outside since the last write-back: inverted whole.
+    let mut outside = crate::fs::testing::swap(&written);
+    outside[0] = b'A';
+    fs::write(orig.join("sedAbc"), &outside).unwrap();
+    let whole = t.whole.load(SeqCst);
+    let added = t.added.load(SeqCst);
+    let _ = fs.write_ino(a.ino, written.len() as u64, b"six\n");
+    assert_eq!(
+        t.added.load(SeqCst),
+        added,
+        "a changed original is never extended"
+    );
+    assert!(t.whole.load(SeqCst) > whole);
+}

@@ -223,7 +223,15 @@ impl ViewFs {
         };
         let orig = match orig {
             Some(o) => o,
-            None => self.to_original_content(&rel, &data, base.as_deref())?,
+            None => {
+                match self
+                    .appending
+                    .original(self.transform.as_ref(), &rel, base.as_deref(), &data)
+                {
+                    Some(o) => o,
+                    None => self.to_original_content(&rel, &data, base.as_deref())?,
+                }
+            }
         };
         if base.as_deref() != Some(orig.as_slice()) {
             write_atomic(&path, &orig, mode, owner, durability)
@@ -240,7 +248,9 @@ impl ViewFs {
         self.persist_transform_state(durability);
         let m = fs::symlink_metadata(&path)
             .map_err(|e| FsError::eio(format!("stat {}", path.display()), e))?;
-        self.cache_own_write(&rel, &m, Arc::new(data));
+        let data = Arc::new(data);
+        self.appending.remember(&rel, data.clone(), orig);
+        self.cache_own_write(&rel, &m, data);
         let mut st = self.state.lock();
         if let Some(b) = st.buffers.get_mut(&ino) {
             if b.generation == generation {

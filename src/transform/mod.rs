@@ -70,6 +70,19 @@ pub trait Transform: Send + Sync + 'static {
         view: &[u8],
         base_original: Option<&[u8]>,
     ) -> Vec<u8>;
+    /// `content_to_original(orig_rel, view, ..)` for a view that extends `prev_view`, whose
+    /// original `prev_original` the caller wrote (it is `content_to_original` of
+    /// `prev_view`), computed from the new bytes where the transform can; `None` when it
+    /// cannot, and the caller inverts the whole view.
+    fn content_to_original_appended(
+        &self,
+        _orig_rel: &Path,
+        _prev_view: &[u8],
+        _prev_original: &[u8],
+        _view: &[u8],
+    ) -> Option<Vec<u8>> {
+        None
+    }
     /// State to keep across mounts (Level 3 layouts); `None` when stateless.
     fn save_state(&self) -> Option<layout::LayoutState> {
         None
@@ -271,6 +284,24 @@ impl Transform for Composite {
             _ => renamed,
         };
         self.rewritten(path, &ordered).into_owned()
+    }
+
+    /// Levels 3 and 4 touch only Python files; for any other, the original is Level 2's
+    /// swap, which a plain text file can extend line by line (`Renamer::swap_appended`).
+    fn content_to_original_appended(
+        &self,
+        orig_rel: &Path,
+        prev_view: &[u8],
+        prev_original: &[u8],
+        view: &[u8],
+    ) -> Option<Vec<u8>> {
+        let path = orig_rel.as_os_str().as_encoded_bytes();
+        if layout::is_python_name(path) {
+            return None;
+        }
+        self.l2
+            .as_ref()?
+            .swap_appended(path, prev_view, prev_original, view)
     }
 
     fn base_matters(&self, orig_rel: &Path) -> bool {

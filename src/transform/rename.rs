@@ -627,6 +627,45 @@ impl Renamer {
         }
     }
 
+    /// `swap_content(name, new_in)` for text that extends `prev_in`, whose swap `prev_out`
+    /// the caller holds, or `None` when it cannot be had from the new bytes alone.
+    ///
+    /// A plain text file (no format of its own, no NUL) is swapped line by line: every run,
+    /// span and decision lies between two line breaks (`spans` chunks end at one, a label's
+    /// words are joined by a space, a data key looks one byte past its run), so the swap of
+    /// the text is the swap of its part up to a line break followed by the swap of the rest
+    /// (property `plain_text_swaps_line_by_line` in tests/transform_props.rs). The lines of
+    /// `prev_in` up to its last line break are therefore those of `prev_out`, and only the
+    /// rest is swapped: a file written in pieces (`sed -i`'s temp file, one piece per stdio
+    /// buffer) is swapped once in all instead of once per piece.
+    pub fn swap_appended(
+        &self,
+        name: &[u8],
+        prev_in: &[u8],
+        prev_out: &[u8],
+        new_in: &[u8],
+    ) -> Option<Vec<u8>> {
+        let plain = file_kind(name, new_in) == FileKind::Text
+            && formats::format_of(name) == formats::Format::Plain;
+        if !plain || !new_in.starts_with(prev_in) {
+            return None;
+        }
+        let cut = prev_in.iter().rposition(|&b| b == b'\n')? + 1;
+        // A swap keeps every line break where the text has it, so the same number of lines
+        // ends at the same place in `prev_out`.
+        let lines = prev_in[..cut].iter().filter(|&&b| b == b'\n').count();
+        let out_cut = prev_out
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .nth(lines - 1)?
+            .0
+            + 1;
+        let mut out = prev_out[..out_cut].to_vec();
+        out.extend_from_slice(&self.swap_content(name, &new_in[cut..]));
+        Some(out)
+    }
+
     /// Swap free text (a problem statement, a traceback, a test id) with the string rule.
     pub fn swap_text(&self, text: &str) -> String {
         let b = text.as_bytes();
