@@ -49,6 +49,15 @@ const ROUNDS: usize = 64;
 /// original names of one directory's entries) sorts the same in the view. `spare` holds
 /// unused words in the seeded order they may be taken.
 pub fn keep_sibling_order(renamer: &mut Renamer, dirs: &[Vec<String>], spare: &[String]) -> Repair {
+    // Every move changes the map, which empties the renamer's memo: kept answers would be
+    // forgotten before they are asked again.
+    renamer.memoize(false);
+    let repair = repair_order(renamer, dirs, spare);
+    renamer.memoize(true);
+    repair
+}
+
+fn repair_order(renamer: &mut Renamer, dirs: &[Vec<String>], spare: &[String]) -> Repair {
     let mut names: Vec<&str> = dirs.iter().flatten().map(String::as_str).collect();
     names.sort_unstable();
     names.dedup();

@@ -905,6 +905,12 @@ impl Renamer {
         self.virtual_words.insert(word.into());
     }
 
+    /// Keep what each run became (the default), or decide every run afresh while the map is
+    /// being changed many times over (`order::keep_sibling_order`).
+    pub(crate) fn memoize(&mut self, on: bool) {
+        self.memo.set_on(on);
+    }
+
     /// Exchange the words of two renamed tokens of the original.
     pub(crate) fn exchange(&mut self, a: &str, b: &str) {
         self.memo.clear();

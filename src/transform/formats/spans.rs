@@ -213,15 +213,20 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
             i += 1;
             continue;
         }
-        // Labels from i.
-        let mut labels: Vec<(usize, usize)> = Vec::new();
+        // Labels from i: the first, the last and how many (this runs for every dotted word
+        // of every text, so nothing is collected).
         let mut j = i;
+        let mut first = None;
+        let mut last: (usize, usize);
+        let mut count = 0;
         loop {
             let ls = j;
             while j < b && is_label_byte(s[j]) {
                 j += 1;
             }
-            labels.push((ls, j));
+            last = (ls, j);
+            first.get_or_insert(last);
+            count += 1;
             if j + 1 < b && s[j] == b'.' && is_label_byte(s[j + 1]) {
                 j += 1;
                 continue;
@@ -230,9 +235,8 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
         }
         // The host must end at a word boundary (`x.org_name` is no host).
         let ends_clean = j >= b || !is_word_at(s, j);
-        if labels.len() >= 2 && ends_clean {
-            let (fa, fb) = labels[0];
-            let (la, lb) = labels[labels.len() - 1];
+        if let (true, true, Some((fa, fb))) = (count >= 2, ends_clean, first) {
+            let (la, lb) = last;
             let www = run_at(s, runs, fa, fb).is_some_and(|w| ask.is_one_of(w, &["www"]));
             let tld = run_at(s, runs, la, lb).is_some_and(|t| ask.is_one_of(t, TOP_LEVEL));
             if www || tld {

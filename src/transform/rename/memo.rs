@@ -18,7 +18,7 @@ use parking_lot::Mutex;
 use super::Class;
 
 const SHARDS: usize = 16;
-const SHARD_LIMIT: usize = 1 << 15;
+const SHARD_LIMIT: usize = 1 << 12;
 /// `Class` has six variants; each run keeps one answer per class.
 const CLASSES: usize = 6;
 
@@ -29,6 +29,9 @@ type Shard = Mutex<HashMap<Box<str>, Answers>>;
 
 pub(super) struct Memo {
     shards: Box<[Shard]>,
+    /// Decide every run afresh: for a map about to change thousands of times (the bundle's
+    /// order repair), where a kept answer is forgotten before it is asked again.
+    off: bool,
 }
 
 /// The shard of a run: any spread will do, and this one costs less than the map's own hash.
@@ -57,6 +60,9 @@ impl Memo {
         class: Class,
         decide: impl FnOnce() -> Option<String>,
     ) -> Option<String> {
+        if self.off {
+            return decide();
+        }
         let shard = &self.shards[shard_of(run)];
         let k = slot(class);
         if let Some(Some(known)) = shard.lock().get(run).map(|a| a[k].clone()) {
@@ -73,11 +79,20 @@ impl Memo {
         answer
     }
 
-    /// Forget every answer (the map changed).
+    /// Forget every answer (the map changed). A new memo rather than emptied maps: the
+    /// bundle's order repair changes the map thousands of times with a few answers kept in
+    /// between, and emptying a map costs its whole capacity.
     pub(super) fn clear(&mut self) {
-        for s in self.shards.iter_mut() {
-            s.get_mut().clear();
-        }
+        *self = Memo {
+            off: self.off,
+            ..Memo::default()
+        };
+    }
+
+    /// Keep answers (`true`, the default) or decide every run afresh.
+    pub(super) fn set_on(&mut self, on: bool) {
+        self.off = !on;
+        self.clear();
     }
 }
 
@@ -85,6 +100,7 @@ impl Default for Memo {
     fn default() -> Self {
         Memo {
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            off: false,
         }
     }
 }
@@ -132,6 +148,34 @@ mod tests {
             None
         );
         assert_eq!(calls.get(), 2);
+    }
+
+    #[test]
+    fn a_memo_switched_off_decides_every_time_and_keeps_nothing() {
+        let mut memo = Memo::default();
+        memo.get_or("alpha", Class::Code, || Some("beta".into()));
+        memo.set_on(false);
+        let calls = Cell::new(0);
+        for _ in 0..3 {
+            let got = memo.get_or("alpha", Class::Code, || {
+                calls.set(calls.get() + 1);
+                Some("gamma".into())
+            });
+            assert_eq!(got.as_deref(), Some("gamma"));
+        }
+        assert_eq!(calls.get(), 3);
+        memo.clear();
+        assert_eq!(memo.get_or("x", Class::Code, || None), None);
+        assert!(
+            memo.shards.iter().all(|s| s.lock().is_empty()),
+            "cleared, still off"
+        );
+        memo.set_on(true);
+        memo.get_or("alpha", Class::Code, || Some("beta".into()));
+        assert_eq!(
+            memo.get_or("alpha", Class::Code, || None).as_deref(),
+            Some("beta")
+        );
     }
 
     #[test]
