@@ -1088,6 +1088,21 @@ mod tests {
         String::from_utf8(r.swap_content(b"m.py", s.as_bytes()).into_owned()).unwrap()
     }
 
+    /// A renamer remembers what each run became only while its map stays as it is: after
+    /// `rebind` and `exchange`, runs decided before are decided again with the new words.
+    #[test]
+    fn a_changed_map_forgets_what_runs_became() {
+        let mut r = renamer();
+        let src = "x = query.user\ns = 'QuerySet'\n";
+        assert_eq!(swap_py(&r, src), "x = ledger.otter\ns = 'LedgerSuite'\n");
+        r.rebind("query", "parcel");
+        assert_eq!(swap_py(&r, src), "x = parcel.otter\ns = 'ParcelSuite'\n");
+        r.exchange("query", "user");
+        assert_eq!(swap_py(&r, src), "x = otter.parcel\ns = 'OtterSuite'\n");
+        // A copy starts with nothing remembered and answers the same.
+        assert_eq!(swap_py(&r.clone(), src), swap_py(&r, src));
+    }
+
     #[test]
     fn python2_byte_code_is_read_as_text_and_other_binaries_are_not() {
         let mut old = vec![0x03, 0xf3, b'\r', b'\n', 0, 0, 0, 0];
