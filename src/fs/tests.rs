@@ -2586,8 +2586,8 @@ fn python2_byte_code_is_written_back_through_the_swap() {
     );
 }
 
-/// The `alpha`/`omega` swap, which is line by line, and which counts the bytes it inverts
-/// whole and those it inverts as an addition to the last write-back.
+/// [`SwapTransform`] (the `alpha`/`omega` swap, which is line by line), counting the bytes
+/// it inverts whole and those it inverts as an addition to the last write-back.
 #[derive(Default)]
 struct AppendCounter {
     whole: std::sync::atomic::AtomicUsize,
@@ -2596,21 +2596,21 @@ struct AppendCounter {
 
 impl Transform for AppendCounter {
     fn name_to_view(&self, name: &OsStr) -> std::ffi::OsString {
-        name.to_owned()
+        SwapTransform.name_to_view(name)
     }
     fn name_to_original(
         &self,
         name: &OsStr,
     ) -> Result<std::ffi::OsString, crate::transform::TransformError> {
-        Ok(name.to_owned())
+        SwapTransform.name_to_original(name)
     }
-    fn content_to_view(&self, _: &Path, original: &[u8]) -> Vec<u8> {
-        crate::fs::testing::swap(original)
+    fn content_to_view(&self, p: &Path, original: &[u8]) -> Vec<u8> {
+        SwapTransform.content_to_view(p, original)
     }
-    fn content_to_original(&self, _: &Path, view: &[u8], _: Option<&[u8]>) -> Vec<u8> {
+    fn content_to_original(&self, p: &Path, view: &[u8], base: Option<&[u8]>) -> Vec<u8> {
         self.whole
             .fetch_add(view.len(), std::sync::atomic::Ordering::SeqCst);
-        crate::fs::testing::swap(view)
+        SwapTransform.content_to_original(p, view, base)
     }
     fn content_to_original_appended(
         &self,
