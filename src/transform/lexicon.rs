@@ -58,7 +58,8 @@ pub fn assign(
 ) -> (BTreeMap<String, String>, Vec<String>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5c4f_d1e6_a7b3_9021);
     // Buckets of available words by length, each shuffled.
-    let mut buckets = free_words(tokens, excluded);
+    let free = free_words(tokens, excluded);
+    let mut buckets = free.clone();
     for b in buckets.values_mut() {
         b.shuffle(&mut rng);
     }
@@ -72,7 +73,7 @@ pub fn assign(
     }
     let mut order: Vec<&String> = tokens.iter().collect();
     order.shuffle(&mut rng);
-    let mut long = Compounds::new(tokens, excluded, seed);
+    let mut long = Compounds::new(free, tokens, excluded, seed);
 
     let mut map = BTreeMap::new();
     let mut left = Vec::new();
@@ -181,10 +182,17 @@ struct Compounds<'a> {
 }
 
 impl<'a> Compounds<'a> {
-    fn new(tokens: &'a BTreeSet<String>, excluded: &'a BTreeSet<String>, seed: u64) -> Self {
+    /// Compounds of the words of `by_len` (`free_words` of the same tokens and excluded
+    /// words).
+    fn new(
+        by_len: BTreeMap<usize, Vec<&'static str>>,
+        tokens: &'a BTreeSet<String>,
+        excluded: &'a BTreeSet<String>,
+        seed: u64,
+    ) -> Self {
         Compounds {
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x71d3_08c5_e2a9_64bf),
-            by_len: free_words(tokens, excluded),
+            by_len,
             tokens,
             excluded,
             given: BTreeSet::new(),
@@ -243,9 +251,12 @@ pub fn spare(
         .iter()
         .map(|(t, w)| w.strip_prefix(runner_prefix(t)).unwrap_or(w))
         .collect();
-    let mut out: Vec<String> = vocabulary()
-        .filter(|w| !excluded.contains(*w) && !tokens.contains(*w) && !used.contains(w))
-        .map(str::to_string)
+    let free = free_words(tokens, excluded);
+    let mut out: Vec<String> = free
+        .values()
+        .flatten()
+        .filter(|w| !used.contains(*w))
+        .map(|w| w.to_string())
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -257,7 +268,7 @@ pub fn spare(
     }
     // Compounds of each length a long image has, after every plain word: a redraw prefers
     // its old word's length, and only a long token's old word is this long.
-    let mut long = Compounds::new(tokens, excluded, seed ^ 0x2f6a_95d1_0c37_b8e4);
+    let mut long = Compounds::new(free, tokens, excluded, seed ^ 0x2f6a_95d1_0c37_b8e4);
     long.given.extend(used.iter().map(|w| w.to_string()));
     let lengths: BTreeSet<usize> = used
         .iter()

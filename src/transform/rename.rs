@@ -651,16 +651,9 @@ impl Renamer {
             return None;
         }
         let cut = prev_in.iter().rposition(|&b| b == b'\n')? + 1;
-        // A swap keeps every line break where the text has it, so the same number of lines
-        // ends at the same place in `prev_out`.
-        let lines = prev_in[..cut].iter().filter(|&&b| b == b'\n').count();
-        let out_cut = prev_out
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| b == b'\n')
-            .nth(lines - 1)?
-            .0
-            + 1;
+        // A swap keeps every line break (runs never hold one), so the last line of
+        // `prev_out` is the swap of the last line of `prev_in`.
+        let out_cut = prev_out.iter().rposition(|&b| b == b'\n')? + 1;
         let mut out = prev_out[..out_cut].to_vec();
         out.extend_from_slice(&self.swap_content(name, &new_in[cut..]));
         Some(out)
