@@ -1230,3 +1230,82 @@ class Validator:
         Some(&FreezeReason::Dynamic)
     );
 }
+
+/// A `%` joins a name's letters only through a conversion that writes text: SQL's
+/// `LIKE '%widget'` (`%w` is no conversion; Django's `'%django'` reads as `%d`), a URL's
+/// `%21` escape and a number (`"slot_%d"`) build no name of letters, so `widget` and
+/// `slot_record` are no family members built from data.
+#[test]
+fn a_percent_joins_letters_only_through_a_text_conversion() {
+    let src: &[u8] = br#"
+QUERY = "SELECT * FROM t WHERE name LIKE '%dwidget';"
+URL = "http://example.com/?q=dw%21%60"
+LABEL = "slot_%d" % 3
+
+def dwidget(x):
+    return x
+
+def slot_record(x):
+    return x
+
+def lookup(obj, word):
+    return getattr(obj, "part_%s" % word)
+
+def part_hook(x):
+    return x
+"#;
+    let frags = dynamic_fragments(src);
+    let numeric: Vec<&str> = frags
+        .iter()
+        .filter(|f| f.numeric)
+        .map(|f| f.text.as_str())
+        .collect();
+    assert_eq!(numeric, ["widget", "slot_"], "{frags:?}");
+    assert!(!frags.iter().any(|f| f.text == "dw"), "{frags:?}");
+    let defined = set(&["dwidget", "slot_record", "lookup", "part_hook", "word"]);
+    let env = set(&["x", "obj", "getattr", "name"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    for run in ["dwidget", "slot_record"] {
+        assert!(f.owned_runs.contains(run), "{run}: {:?}", f.frozen_runs);
+        assert!(
+            !f.frozen_runs.contains_key(run),
+            "{run}: {:?}",
+            f.frozen_runs
+        );
+    }
+    // A text conversion still builds names from data.
+    assert_eq!(f.frozen_runs.get("part_hook"), Some(&FreezeReason::Dynamic));
+}
+
+#[test]
+fn percent_conversions_are_read_like_the_percent_operator() {
+    let conv = |s: &[u8]| percent_conversion(s, 1);
+    for s in [&b"%s"[..], b"%(key)s", b"%-8r", b"%x", b"%c"] {
+        assert_eq!(conv(s), Conversion::Text, "{}", String::from_utf8_lossy(s));
+    }
+    for s in [
+        &b"%d"[..],
+        b"%05.2f",
+        b"%ld",
+        b"%(n)i",
+        b"%*d",
+        b"%.3e",
+        b"%2F",
+    ] {
+        assert_eq!(
+            conv(s),
+            Conversion::Number,
+            "{}",
+            String::from_utf8_lossy(s)
+        );
+    }
+    for s in [&b"%21%"[..], b"%", b"%(key", b"%w", b"% "] {
+        assert_eq!(
+            conv(s),
+            Conversion::Nothing,
+            "{}",
+            String::from_utf8_lossy(s)
+        );
+    }
+}

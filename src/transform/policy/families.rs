@@ -30,6 +30,10 @@ pub struct Fragment {
     /// Whether `__name__` is read next to the literal (its line, or the one before or after):
     /// the run-time part is then likely a class's name (`type(x).__name__.lower()`).
     pub near_name: bool,
+    /// Whether the run-time part is a `%` conversion that writes a number (`%d`, `%05.2f`):
+    /// the family's names then hold digits there (`item_%d` builds `item_3`, never
+    /// `item_name`).
+    pub numeric: bool,
 }
 
 impl Fragment {
@@ -43,6 +47,7 @@ impl Fragment {
             prefix: true,
             after: None,
             near_name: false,
+            numeric: false,
         }
     }
 
@@ -90,9 +95,18 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
         let doubled_after = after.is_some() && src.get(r.end + 1).copied() == after;
         let doubled_before =
             before.is_some() && r.start >= 2 && src.get(r.start - 2).copied() == before;
-        let dynamic_after = (matches!(after, Some(b'%' | b'{')) && !doubled_after)
+        // What a `%` next to the run converts: the run-time part of `"dj%21"` (a URL's
+        // escape, which no `%` operator accepts as written) or of SQL's `LIKE '%django'`
+        // (`%d`, a number) is never a name's letters.
+        let conv_after =
+            (after == Some(b'%') && !doubled_after).then(|| percent_conversion(src, r.end + 1));
+        let conv_before =
+            (before == Some(b'%') && !doubled_before).then(|| percent_conversion(src, r.start));
+        let dynamic_after = conv_after.is_some_and(|c| c != Conversion::Nothing)
+            || (after == Some(b'{') && !doubled_after)
             || (quote_after && next_code_byte(src, r.end + 1) == Some(b'+'));
-        let dynamic_before = (matches!(before, Some(b'%' | b'}')) && !doubled_before)
+        let dynamic_before = conv_before.is_some_and(|c| c != Conversion::Nothing)
+            || (before == Some(b'}') && !doubled_before)
             || (quote_before && prev_code_byte(src, r.start - 1) == Some(b'+'));
         // An open underscore alone does not make a dunder a fragment: `"__init__"` names the
         // whole (frozen) dunder, and a family of names ending in `__init__` is no reason to
@@ -147,6 +161,7 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                 prefix: true,
                 after: None,
                 near_name,
+                numeric: dynamic_after && conv_after == Some(Conversion::Number),
             });
             if dynamic_after {
                 last_start = Some((text.to_string(), r.end));
@@ -160,10 +175,61 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                 prefix: false,
                 after: after.map(|(t, _)| t),
                 near_name,
+                numeric: dynamic_before && conv_before == Some(Conversion::Number),
             });
         }
     }
     out
+}
+
+/// What a `%` conversion writes into the text it formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Conversion {
+    /// Any text: `%s`, `%r`, `%a`, `%c`, and `%x` (hexadecimal digits are letters too).
+    Text,
+    /// Digits (with a sign, a point or an exponent): `%d`, `%i`, `%u`, `%o`, `%e`, `%f`, `%g`.
+    Number,
+    /// No run-time part: `%` is no conversion here (`%21` of a URL, a `%` that ends the
+    /// literal, a padded `%%`), so a `%` operator would refuse the string or write `%`.
+    Nothing,
+}
+
+/// The conversion of a `%` whose spec starts at `at` (just after the `%`): an optional
+/// `(key)`, flags, width, precision and length modifier, then the conversion letter.
+pub(super) fn percent_conversion(src: &[u8], at: usize) -> Conversion {
+    let mut i = at;
+    if src.get(i) == Some(&b'(') {
+        match src[i..].iter().position(|&b| b == b')' || b == b'\n') {
+            Some(p) if src[i + p] == b')' => i += p + 1,
+            _ => return Conversion::Nothing,
+        }
+    }
+    while matches!(src.get(i), Some(b'#' | b'0' | b'-' | b' ' | b'+')) {
+        i += 1;
+    }
+    let digits = |mut i: usize| {
+        if src.get(i) == Some(&b'*') {
+            return i + 1;
+        }
+        while src.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    i = digits(i);
+    if src.get(i) == Some(&b'.') {
+        i = digits(i + 1);
+    }
+    if matches!(src.get(i), Some(b'h' | b'l' | b'L')) {
+        i += 1;
+    }
+    match src.get(i) {
+        Some(b's' | b'r' | b'a' | b'c' | b'x' | b'X') => Conversion::Text,
+        Some(b'd' | b'i' | b'u' | b'o' | b'e' | b'E' | b'f' | b'F' | b'g' | b'G') => {
+            Conversion::Number
+        }
+        _ => Conversion::Nothing,
+    }
 }
 
 /// Whether the literal whose opening quote is at `quote` is an argument of a
@@ -370,6 +436,10 @@ pub struct FragmentIndex {
     /// (`_default` of `"_%s_default"`): their members are that start, a run-time part and the
     /// end, so only the middle is a run-time part, never the start and middle together.
     bound_suffixes: HashSet<String>,
+    /// Fixed parts every literal of which joins them to a number (`"item_%d"`): their
+    /// members' run-time parts are digits.
+    numeric_prefixes: HashSet<String>,
+    numeric_suffixes: HashSet<String>,
 }
 
 /// The bit of [`FragmentIndex::prefix_lengths`] for a fragment of `len` bytes.
@@ -395,9 +465,11 @@ impl FragmentIndex {
                 continue;
             }
             let (head, tail) = run.split_at(i);
+            let number = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
             if !tail.is_empty()
                 && self.prefix_lengths & length_bit(head.len()) != 0
                 && self.prefixes.contains(head)
+                && (number(tail) || !self.numeric_prefixes.contains(head))
             {
                 out.push(FamilyMatch {
                     prefix: true,
@@ -409,6 +481,7 @@ impl FragmentIndex {
                 && self.suffix_lengths & length_bit(tail.len()) != 0
                 && self.suffixes.contains(tail)
                 && !self.bound_suffixes.contains(tail)
+                && (number(head) || !self.numeric_suffixes.contains(tail))
             {
                 out.push(FamilyMatch {
                     prefix: false,
@@ -426,9 +499,17 @@ impl FragmentIndex {
             ..FragmentIndex::default()
         };
         let mut free_suffixes: HashSet<&str> = HashSet::new();
+        // Fixed parts seen with a run-time part that may be letters, by kind.
+        let mut lettered: HashSet<(bool, &str)> = HashSet::new();
+        let mut numeric: Vec<(bool, &str)> = Vec::new();
         for f in fragments {
             if !f.prefix && f.after.is_none() {
                 free_suffixes.insert(&f.text);
+            }
+            if f.numeric {
+                numeric.push((f.prefix, &f.text));
+            } else {
+                lettered.insert((f.prefix, &f.text));
             }
             if f.prefix {
                 ix.underscore_joins &= f.text.ends_with('_');
@@ -444,6 +525,16 @@ impl FragmentIndex {
                         .or_default()
                         .insert(f.text.clone());
                 }
+            }
+        }
+        for (prefix, text) in numeric {
+            if !lettered.contains(&(prefix, text)) {
+                let set = if prefix {
+                    &mut ix.numeric_prefixes
+                } else {
+                    &mut ix.numeric_suffixes
+                };
+                set.insert(text.to_string());
             }
         }
         // Bound only where each start is indexed too, so the member is still found through it
