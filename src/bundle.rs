@@ -1008,7 +1008,15 @@ fn keep_sibling_order(
     };
     let spare = lexicon::spare(&found.owned_tokens, excluded, tokens, seed);
     let t = std::time::Instant::now();
-    let repair = order::keep_sibling_order(&mut renamer, &groups, &spare);
+    // A word made up for a redraw is neither a token of the repository nor a word of an
+    // outside name, as drawn words are not.
+    let free = |w: &str| {
+        !found.seen_tokens.contains(w)
+            && !found.owned_tokens.contains(w)
+            && !found.frozen_tokens.contains_key(w)
+            && !excluded.contains(w)
+    };
+    let repair = order::keep_sibling_order(&mut renamer, &groups, &spare, &free);
     tracing::info!(elapsed = ?t.elapsed(), "order repaired");
     for (token, word) in tokens.iter_mut() {
         if let Some(w) = renamer.word_of(token) {

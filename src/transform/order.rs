@@ -12,7 +12,9 @@
 //! lowers the number of out-of-order token pairs, so exchanges alone always end). Then, per
 //! directory, the longest run of names already in order is kept, a name shown unrenamed
 //! always, and every other name's deciding token takes a spare word that puts it between its
-//! neighbours (found by bisection over the sorted spare words). Rounds end when one mends
+//! neighbours (found by bisection over the sorted spare words; when no spare word of the
+//! token's length fits there, a word of that length made from one that does, since code pads
+//! and slices names by their lengths). Rounds end when one mends
 //! nothing more. What is left out of order (a token kept whole in one name and renamed in its
 //! neighbour's compound, pulled both ways; names outside ASCII) is counted, not hidden.
 //!
@@ -47,17 +49,29 @@ const ROUNDS: usize = 64;
 
 /// Move words between the renamed tokens of `renamer` until each directory of `dirs` (the
 /// original names of one directory's entries) sorts the same in the view. `spare` holds
-/// unused words in the seeded order they may be taken.
-pub fn keep_sibling_order(renamer: &mut Renamer, dirs: &[Vec<String>], spare: &[String]) -> Repair {
+/// unused words in the seeded order they may be taken; `free` says whether a word made up
+/// for a redraw may become an image (no token of the repository, no word of an outside name;
+/// the map and the spare words are checked here).
+pub fn keep_sibling_order(
+    renamer: &mut Renamer,
+    dirs: &[Vec<String>],
+    spare: &[String],
+    free: &dyn Fn(&str) -> bool,
+) -> Repair {
     // Every move changes the map, which empties the renamer's memo: kept answers would be
     // forgotten before they are asked again.
     renamer.memoize(false);
-    let repair = repair_order(renamer, dirs, spare);
+    let repair = repair_order(renamer, dirs, spare, free);
     renamer.memoize(true);
     repair
 }
 
-fn repair_order(renamer: &mut Renamer, dirs: &[Vec<String>], spare: &[String]) -> Repair {
+fn repair_order(
+    renamer: &mut Renamer,
+    dirs: &[Vec<String>],
+    spare: &[String],
+    free: &dyn Fn(&str) -> bool,
+) -> Repair {
     let mut names: Vec<&str> = dirs.iter().flatten().map(String::as_str).collect();
     names.sort_unstable();
     names.dedup();
@@ -84,7 +98,7 @@ fn repair_order(renamer: &mut Renamer, dirs: &[Vec<String>], spare: &[String]) -
         drawn_out_of_order: out_of_order(&mut views, renamer),
         ..Repair::default()
     };
-    let mut pool = Spare::new(spare);
+    let mut pool = Spare::new(spare, free);
     let mut left = repair.drawn_out_of_order;
     for _ in 0..ROUNDS {
         let mut moved = false;
@@ -215,7 +229,7 @@ fn settle(
     renamer: &mut Renamer,
     views: &mut Views<'_>,
     d: &[usize],
-    spare: &mut Spare,
+    spare: &mut Spare<'_>,
     repair: &mut Repair,
 ) -> bool {
     views.refresh(renamer, d.iter().copied());
@@ -388,13 +402,14 @@ const TRIES: usize = 64;
 
 /// Unused words, sorted (to find those that put a name between two others) and each with its
 /// rank in the seeded order (to choose among them).
-struct Spare {
+struct Spare<'f> {
     sorted: Vec<(String, usize)>,
     next: usize,
+    free: &'f dyn Fn(&str) -> bool,
 }
 
-impl Spare {
-    fn new(seeded: &[String]) -> Self {
+impl<'f> Spare<'f> {
+    fn new(seeded: &[String], free: &'f dyn Fn(&str) -> bool) -> Self {
         let mut sorted: Vec<(String, usize)> = seeded
             .iter()
             .cloned()
@@ -405,7 +420,14 @@ impl Spare {
         Spare {
             next: sorted.len(),
             sorted,
+            free,
         }
+    }
+
+    fn holds(&self, w: &str) -> bool {
+        self.sorted
+            .binary_search_by(|(x, _)| x.as_str().cmp(w))
+            .is_ok()
     }
 
     /// Give a word back, ranked after every other.
@@ -418,14 +440,16 @@ impl Spare {
 
 /// Give `token` (a word of the name `d[k]`) a spare word that puts `d[k]` above `d[before]`
 /// and below `d[after]` and leaves no more names out of order among those holding the token,
-/// preferring the length of its word now (the draw matched the token's length where it
-/// could, and code slices names by fixed lengths), then the seeded order.
+/// preferring the token's length (code pads and slices names by their lengths: pygments'
+/// expected outputs pad each token's text to a column), then the seeded order. When no spare
+/// word of that length fits, one of the fitting words cut or continued to that length
+/// (`resized`) is tried before words of other lengths.
 #[allow(clippy::too_many_arguments)]
 fn redraw(
     renamer: &mut Renamer,
     views: &Views<'_>,
     token: &str,
-    spare: &mut Spare,
+    spare: &mut Spare<'_>,
     d: &[usize],
     k: usize,
     before: Option<usize>,
@@ -444,6 +468,7 @@ fn redraw(
     let prefix = runner_prefix(token);
     let image = |w: &str| format!("{prefix}{w}");
     let bare = old.strip_prefix(prefix).unwrap_or(&old);
+    let target = token.len().saturating_sub(prefix.len());
     // The name sorts nearly as the word does (exactly, unless one word begins another), so
     // the words that fit are found by bisection and each is checked after.
     let shown = |r: &mut Renamer, w: &str| {
@@ -464,7 +489,7 @@ fn redraw(
     let mut order: Vec<(usize, usize, usize)> = (from..to)
         .map(|i| {
             (
-                spare.sorted[i].0.len().abs_diff(bare.len()),
+                spare.sorted[i].0.len().abs_diff(target),
                 spare.sorted[i].1,
                 i,
             )
@@ -511,10 +536,45 @@ fn redraw(
     };
     renamer.rebind(token, &old);
     let was = disorder(renamer, bare);
-    for &(_, _, i) in order.iter().take(TRIES) {
-        let me = shown(renamer, &spare.sorted[i].0);
+    let fits = |r: &mut Renamer, w: &str| {
+        let me = shown(r, w);
         let between = lo.is_none_or(|l| l < me.as_slice()) && hi.is_none_or(|h| me.as_slice() < h);
-        if between && disorder(renamer, &spare.sorted[i].0) <= was {
+        between && disorder(r, w) <= was
+    };
+    let (exact, other): (Vec<_>, Vec<_>) = order
+        .iter()
+        .map(|o| o.2)
+        .partition(|&i| spare.sorted[i].0.len() == target);
+    for &i in &exact {
+        let w = spare.sorted[i].0.clone();
+        if fits(renamer, &w) {
+            spare.sorted.remove(i);
+            spare.give(bare.to_string());
+            return true;
+        }
+    }
+    // The map is back to the old word here, so it holds only words in use by others.
+    let made: Vec<String> = other
+        .iter()
+        .filter_map(|&i| resized(&spare.sorted[i].0, target))
+        .filter(|w| {
+            (spare.free)(w)
+                && (spare.free)(&image(w))
+                && !renamer.holds_word(w)
+                && !renamer.holds_word(&image(w))
+                && !spare.holds(w)
+        })
+        .collect();
+    for w in &made {
+        if fits(renamer, w) {
+            spare.give(bare.to_string());
+            return true;
+        }
+        renamer.rebind(token, &old);
+    }
+    for &i in &other {
+        let w = spare.sorted[i].0.clone();
+        if fits(renamer, &w) {
             spare.sorted.remove(i);
             spare.give(bare.to_string());
             return true;
@@ -522,6 +582,27 @@ fn redraw(
     }
     renamer.rebind(token, &old);
     false
+}
+
+/// `word` cut or continued to exactly `len` letters (continued with consonants and vowels in
+/// turn, so it still reads as a made-up word); `None` when it has that length already or
+/// `len` is under three letters.
+fn resized(word: &str, len: usize) -> Option<String> {
+    if len < 3 || word.len() == len || !word.is_ascii() {
+        return None;
+    }
+    if word.len() > len {
+        return Some(word[..len].to_string());
+    }
+    const CONSONANTS: &[u8] = b"rntls";
+    const VOWELS: &[u8] = b"aeio";
+    let mut w = word.as_bytes().to_vec();
+    while w.len() < len {
+        let vowel = w.last().is_some_and(|b| b"aeiouy".contains(b));
+        let set = if vowel { CONSONANTS } else { VOWELS };
+        w.push(set[w.len() % set.len()]);
+    }
+    String::from_utf8(w).ok()
 }
 
 /// Whether the name spells the token as one of its words.
@@ -587,7 +668,7 @@ mod tests {
         let dir = names(&["bag_test.py", "map_test.py", "conftest.py"]);
         assert!(!sorted_the_same(&r, &dir), "the draw must be out of order");
         let spare = Vec::new();
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare, &|_| false);
         assert!(sorted_the_same(&r, &dir));
         assert_eq!((rep.exchanged, rep.redrawn, rep.left), (1, 0, 0));
         assert_eq!(r.word_of("bag"), Some("apple"));
@@ -602,24 +683,51 @@ mod tests {
     fn words_of_other_lengths_are_not_exchanged() {
         // pyrsistent's `repr` cuts a fixed prefix off a name-made string (`[4:]` of
         // `pset(...)`): exchanging a five-letter word for a three-letter one would change
-        // what it cuts. `bag` keeps a five-letter word, taken from the spare ones.
+        // what it cuts. `map` takes a spare word instead, of its token's length.
         let mut r = renamer(&[("bag", "zebra"), ("map", "cat")], &[]);
         let dir = names(&["bag_test.py", "map_test.py"]);
         let spare = names(&["aloe", "abbey", "bison", "zinnia", "zulu", "zut"]);
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare, &|_| false);
         assert!(sorted_the_same(&r, &dir));
         assert_eq!((rep.exchanged, rep.redrawn), (0, 1));
-        // One of them moved, to a word as long as its own.
-        let lens = (
-            r.word_of("bag").map(str::len),
-            r.word_of("map").map(str::len),
-        );
         assert_eq!(
-            lens,
-            (Some(5), Some(3)),
-            "{:?}",
-            (r.word_of("bag"), r.word_of("map"))
+            (r.word_of("bag"), r.word_of("map")),
+            (Some("zebra"), Some("zut"))
         );
+    }
+
+    #[test]
+    fn a_token_takes_a_made_up_word_of_its_length_when_no_spare_one_fits() {
+        // pygments' expected outputs pad each token's text to a column: a word of another
+        // length moves the column. No spare word of five letters sorts before `field`, so
+        // `deque` takes one made from a spare word that does (`cobras` cut to `cobra`),
+        // unless that word is in use or not free, when the longer word is taken.
+        let dir = names(&["deque_test.py", "field_test.py"]);
+        let spare = names(&["yak", "cobras", "zebra"]);
+        let mut r = renamer(&[("deque", "walrus")], &["field"]);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare, &|_| true);
+        assert!(sorted_the_same(&r, &dir));
+        assert_eq!(rep.redrawn, 1);
+        assert_eq!(r.word_of("deque"), Some("cobra"));
+        assert_eq!(r.word_of("cobra"), Some("deque"));
+        assert_eq!(r.word_of("walrus"), None);
+        let mut r = renamer(&[("deque", "walrus"), ("snake", "cobra")], &["field"]);
+        keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare, &|_| true);
+        assert_eq!(r.word_of("deque"), Some("cobras"));
+        let mut r = renamer(&[("deque", "walrus")], &["field"]);
+        keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare, &|w| {
+            w != "cobra"
+        });
+        assert_eq!(r.word_of("deque"), Some("cobras"));
+    }
+
+    #[test]
+    fn resized_words_cut_or_continue_to_the_length() {
+        assert_eq!(resized("cobras", 5).as_deref(), Some("cobra"));
+        assert_eq!(resized("fig", 5).as_deref(), Some("figos"));
+        assert_eq!(resized("sea", 4).as_deref(), Some("seal"));
+        assert_eq!(resized("fig", 3), None);
+        assert_eq!(resized("figs", 2), None);
     }
 
     #[test]
@@ -629,7 +737,7 @@ mod tests {
         let dir = names(&["deque_test.py", "field_test.py"]);
         assert!(!sorted_the_same(&r, &dir));
         let spare = names(&["yak", "cobra", "fig", "camel"]);
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare, &|_| false);
         assert!(sorted_the_same(&r, &dir));
         assert_eq!(rep.redrawn, 1);
         // The first spare word that sorts before `field` and is near in length.
@@ -656,7 +764,7 @@ mod tests {
                 .collect::<Vec<_>>()
         );
         let spare = names(&["yak", "cobra", "emu", "apple"]);
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare, &|_| false);
         assert!(sorted_the_same(&r, &dir), "{:?}", r.word_of("testglob"));
         // Of the words before `kit` the nearest in length to `zebra`, first in seeded order.
         assert_eq!(r.word_of("testglob"), Some("testcobra"));
@@ -668,7 +776,7 @@ mod tests {
         let dir = names(&["testglob_a.py", "vase_a.py"]);
         assert!(!sorted_the_same(&r, &dir));
         let spare = names(&["zucchinis"]);
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare, &|_| false);
         assert!(sorted_the_same(&r, &dir));
         assert_eq!(rep.exchanged, 0);
         assert_eq!(r.word_of("testglob"), Some("testzebra"));
@@ -689,7 +797,7 @@ mod tests {
         let dir = names(&["aggregation", "aggregation_regress"]);
         assert!(!sorted_the_same(&r, &dir));
         let spare = names(&["abacus", "zither", "bagpipe"]);
-        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare);
+        let rep = keep_sibling_order(&mut r, std::slice::from_ref(&dir), &spare, &|_| false);
         assert!(sorted_the_same(&r, &dir), "{rep:?}");
         assert_eq!(rep.left, 0);
     }
@@ -706,7 +814,7 @@ mod tests {
             names(&["beta_x", "gamma_x"]),
             names(&["alpha_y", "gamma_y"]),
         ];
-        let rep = keep_sibling_order(&mut r, &dirs, &[]);
+        let rep = keep_sibling_order(&mut r, &dirs, &[], &|_| false);
         assert_eq!(rep.left, 0);
         for d in &dirs {
             assert!(sorted_the_same(&r, d), "{d:?}");
@@ -719,7 +827,7 @@ mod tests {
         let mut r = renamer(&[("deque", "walrus")], &["field"]);
         let dir = names(&["deque_test.py", "field_test.py"]);
         let spare = names(&["zoo"]);
-        let rep = keep_sibling_order(&mut r, &[dir], &spare);
+        let rep = keep_sibling_order(&mut r, &[dir], &spare, &|_| false);
         assert_eq!((rep.redrawn, rep.left), (0, 1));
     }
 

@@ -885,6 +885,12 @@ impl Renamer {
         self.tokens.get(token).map(|w| &**w)
     }
 
+    /// Whether `word` is a token or a word of the map (the map is an involution, so either
+    /// is a key).
+    pub(crate) fn holds_word(&self, word: &str) -> bool {
+        self.tokens.contains_key(word)
+    }
+
     /// Give the renamed `token` the unused `word` in place of its own (both lowercase; the
     /// pair stays disjoint from every other, so the map stays an involution).
     pub(crate) fn rebind(&mut self, token: &str, word: &str) {
