@@ -545,16 +545,8 @@ fn redraw(
         .iter()
         .map(|o| o.2)
         .partition(|&i| spare.sorted[i].0.len() == target);
-    for &i in &exact {
-        let w = spare.sorted[i].0.clone();
-        if fits(renamer, &w) {
-            spare.sorted.remove(i);
-            spare.give(bare.to_string());
-            return true;
-        }
-    }
-    // The map is back to the old word here, so it holds only words in use by others.
-    let made: Vec<String> = other
+    // With the old word bound, the map holds it and the words of every other token.
+    let made = other
         .iter()
         .filter_map(|&i| resized(&spare.sorted[i].0, target))
         .filter(|w| {
@@ -563,19 +555,20 @@ fn redraw(
                 && !renamer.holds_word(w)
                 && !renamer.holds_word(&image(w))
                 && !spare.holds(w)
-        })
+        });
+    // Spare words of the token's length, words of that length made from the others (a made
+    // word is in no pool), then the others. Each candidate: its place in the pool, if any.
+    let tries: Vec<(Option<usize>, String)> = exact
+        .iter()
+        .map(|&i| (Some(i), spare.sorted[i].0.clone()))
+        .chain(made.map(|w| (None, w)))
+        .chain(other.iter().map(|&i| (Some(i), spare.sorted[i].0.clone())))
         .collect();
-    for w in &made {
-        if fits(renamer, w) {
-            spare.give(bare.to_string());
-            return true;
-        }
-        renamer.rebind(token, &old);
-    }
-    for &i in &other {
-        let w = spare.sorted[i].0.clone();
+    for (at, w) in tries {
         if fits(renamer, &w) {
-            spare.sorted.remove(i);
+            if let Some(i) = at {
+                spare.sorted.remove(i);
+            }
             spare.give(bare.to_string());
             return true;
         }

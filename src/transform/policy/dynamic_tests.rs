@@ -1280,32 +1280,17 @@ def part_hook(x):
 
 #[test]
 fn percent_conversions_are_read_like_the_percent_operator() {
-    let conv = |s: &[u8]| percent_conversion(s, 1);
-    for s in [&b"%s"[..], b"%(key)s", b"%-8r", b"%x", b"%c"] {
-        assert_eq!(conv(s), Conversion::Text, "{}", String::from_utf8_lossy(s));
-    }
-    for s in [
-        &b"%d"[..],
-        b"%05.2f",
-        b"%ld",
-        b"%(n)i",
-        b"%*d",
-        b"%.3e",
-        b"%2F",
-    ] {
-        assert_eq!(
-            conv(s),
+    let table: [(Conversion, &[&str]); 3] = [
+        (Conversion::Text, &["%s", "%(key)s", "%-8r", "%x", "%c"]),
+        (
             Conversion::Number,
-            "{}",
-            String::from_utf8_lossy(s)
-        );
-    }
-    for s in [&b"%21%"[..], b"%", b"%(key", b"%w", b"% "] {
-        assert_eq!(
-            conv(s),
-            Conversion::Nothing,
-            "{}",
-            String::from_utf8_lossy(s)
-        );
+            &["%d", "%05.2f", "%ld", "%(n)i", "%*d", "%.3e", "%2F"],
+        ),
+        (Conversion::Nothing, &["%21%", "%", "%(key", "%w", "% "]),
+    ];
+    for (want, specs) in table {
+        for s in specs {
+            assert_eq!(percent_conversion(s.as_bytes(), 1), want, "{s}");
+        }
     }
 }
