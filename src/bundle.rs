@@ -1008,14 +1008,9 @@ fn keep_sibling_order(
     };
     let spare = lexicon::spare(&found.owned_tokens, excluded, tokens, seed);
     let t = std::time::Instant::now();
-    // A word made up for a redraw is neither a token of the repository nor a word of an
-    // outside name, as drawn words are not.
-    let free = |w: &str| {
-        !found.seen_tokens.contains(w)
-            && !found.owned_tokens.contains(w)
-            && !found.frozen_tokens.contains_key(w)
-            && !excluded.contains(w)
-    };
+    // A word made up for a redraw passes the draw's own test (`lexicon::assign`): no owned
+    // token and no excluded word (which holds every token seen and every frozen one).
+    let free = |w: &str| !found.owned_tokens.contains(w) && !excluded.contains(w);
     let repair = order::keep_sibling_order(&mut renamer, &groups, &spare, &free);
     tracing::info!(elapsed = ?t.elapsed(), "order repaired");
     for (token, word) in tokens.iter_mut() {
