@@ -199,6 +199,12 @@ const TEXT_FRAGS: &[&str] = &[
     "_Ledger",
     "http://example.com/",
     "own://",
+    // URL escapes: one with a decimal first digit ends before a word (`lexer`).
+    "%",
+    "%40",
+    "%2F",
+    "%4",
+    "%ab",
     // Compound names in mixed case shapes (`Renamer::is_case_folded_code_ident`).
     "User_Get",
     "Otter_GET",

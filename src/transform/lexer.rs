@@ -11,7 +11,8 @@
 //!
 //! A *word* is a maximal sequence of `[A-Za-z0-9_]` and non-ASCII bytes. Only words that start
 //! with a letter or `_` and are pure ASCII are runs: `89ab4` inside a hex literal, `1e10`, and
-//! `café` hold no run.
+//! `café` hold no run. A URL escape whose first digit is decimal (`%40`, `%2F`) ends before
+//! the letters glued to it: `"/bar%40baz"` holds `baz` (`after_percent_escape`).
 
 /// Where a run sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -130,6 +131,18 @@ pub(crate) fn spans_of<'a>(
     })
 }
 
+/// If `i` is the `%` of a URL escape whose first digit is a decimal one (`%40`, `%2F`), the
+/// index after its two digits: the letters glued there start a word, so `"/bar%40baz"` holds
+/// the run `baz` as `"/bar@baz"` does. An escape that starts with a letter (`%ab`) stays the
+/// run it always was. The bytes read are `%` and the two digits, never part of a run, so
+/// swapping never changes the decision (law 3). A format's `%20s` or `%08x` gives a run of
+/// one letter, too short ever to change.
+pub(crate) fn after_percent_escape(s: &[u8], i: usize) -> Option<usize> {
+    let escape = s.get(i..i + 3)?;
+    (escape[0] == b'%' && escape[1].is_ascii_digit() && escape[2].is_ascii_hexdigit())
+        .then_some(i + 3)
+}
+
 /// Whether `w` (a whole word) is a run: ASCII only and not starting with a digit.
 pub(crate) fn is_run(w: &[u8]) -> bool {
     !w.is_empty() && !w[0].is_ascii_digit() && w.iter().all(|b| b.is_ascii())
@@ -185,6 +198,8 @@ pub(crate) fn push_runs_from(s: &[u8], from: usize, to: usize, class: Class, out
                 });
             }
             i = word_end(s, i).max(e);
+        } else if let Some(w) = after_percent_escape(s, i) {
+            i = w;
         } else {
             i += 1;
         }
@@ -363,7 +378,7 @@ pub fn scan_python(s: &[u8], mut emit: impl FnMut(Event)) {
                     i = e;
                     continue;
                 }
-                i += 1;
+                i = after_percent_escape(s, i).unwrap_or(i + 1);
             }
         }
     }
@@ -454,7 +469,7 @@ fn comment(s: &[u8], mut i: usize, out: &mut impl FnMut(Event)) -> usize {
             }
             i = e;
         } else {
-            i += 1;
+            i = after_percent_escape(s, i).unwrap_or(i + 1);
         }
     }
     i
@@ -558,6 +573,24 @@ mod tests {
     fn escapes_do_not_glue_letters() {
         let src = r#"s = "\nfirst_name\tlast \x41bc \N{BULLET} end\\""#;
         assert_eq!(names(src, Class::String), ["first_name", "last", "end"]);
+    }
+
+    #[test]
+    fn a_url_escape_with_a_decimal_digit_ends_before_a_word() {
+        // `%40baz` is `@baz` once decoded: `baz` is the run `"/bar@baz"` holds. `%ab` and
+        // `%A0` start with a letter and stay what they were (a run, glued digits and all).
+        let src = "u = '/bar%40baz?q=%2Fcol_name&%abc %A0x %4' # see %3Aend_note\n";
+        assert_eq!(
+            names(src, Class::String),
+            ["bar", "baz", "q", "col_name", "abc", "A0x"]
+        );
+        assert_eq!(names(src, Class::Comment), ["see", "end_note"]);
+        let t = "path: /bar%40baz %20 %9Fz 1%20x";
+        let r: Vec<_> = text_runs(t.as_bytes())
+            .into_iter()
+            .map(|r| &t[r.start..r.end])
+            .collect();
+        assert_eq!(r, ["path", "bar", "baz", "z", "x"]);
     }
 
     #[test]
