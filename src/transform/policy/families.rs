@@ -196,7 +196,19 @@ pub(super) enum Conversion {
 
 /// The conversion of a `%` whose spec starts at `at` (just after the `%`): an optional
 /// `(key)`, flags, width, precision and length modifier, then the conversion letter.
+///
+/// A URL escape glued to a word (`"/url%20with%20spaces/"`, `%2Fbaz`) is read as the lexer
+/// reads it (`lexer::after_percent_escape`): two digits, then a word of its own, so no
+/// conversion. A format's `%20s` or `%08x` ends in one letter and stays a conversion.
 pub(super) fn percent_conversion(src: &[u8], at: usize) -> Conversion {
+    if let Some(w) = at
+        .checked_sub(1)
+        .and_then(|p| lexer::after_percent_escape(src, p))
+    {
+        if w + 1 < src.len() && lexer::is_word_at(src, w) && lexer::is_word_at(src, w + 1) {
+            return Conversion::Nothing;
+        }
+    }
     let mut i = at;
     if src.get(i) == Some(&b'(') {
         match src[i..].iter().position(|&b| b == b')' || b == b'\n') {
