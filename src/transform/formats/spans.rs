@@ -20,7 +20,8 @@
 //! - `www.`: a chunk from a run that is `www` (asked) followed by a dot.
 //! - e-mail: a chunk holding `@` with something before it and a dot after it.
 //! - hostname: `label.label.tld` at a word boundary, whose last label is one of
-//!   [`TOP_LEVEL`] (asked), up to the end of its chunk (`pypi.org/project/x`).
+//!   [`TOP_LEVEL`] (asked), up to the end of its chunk (`pypi.org/project/x`); a name
+//!   reserved for examples (`www.example.com`) only up to its last label, as in a URL.
 //! - version: a run right after `<number>.` (`dev0` in `1.0.dev0`, `post1`, `rc1`), where
 //!   the dotted chain before it is numbers only (`seq.2.name` holds an index, not a version).
 //! - extension: the last dot-separated parts of a path-like word (`data/x.toml`, `*.tar.gz`,
@@ -168,10 +169,16 @@ fn local_url_end(s: &[u8], h: usize, b: usize, runs: &[Run], ask: &dyn Ask) -> O
     let before_last = labels.len().checked_sub(2).and_then(|k| labels[k]);
     let local = matches!(host, b"127.0.0.1" | b"0.0.0.0")
         || (labels.len() == 1 && last.is_some_and(|w| ask.is_one_of(w, LOCAL_HOSTS)))
-        || last.is_some_and(|w| ask.is_one_of(w, RESERVED_TOP))
-        || (last.is_some_and(|w| ask.is_one_of(w, EXAMPLE_TOP))
-            && before_last.is_some_and(|w| ask.is_one_of(w, &[EXAMPLE_LABEL])));
+        || is_reserved(last, before_last, ask);
     local.then_some(end)
+}
+
+/// Whether a host whose last two labels are these runs is reserved for examples and tests
+/// (`x.test`, `example.com`).
+fn is_reserved(last: Option<&str>, before_last: Option<&str>, ask: &dyn Ask) -> bool {
+    last.is_some_and(|w| ask.is_one_of(w, RESERVED_TOP))
+        || (last.is_some_and(|w| ask.is_one_of(w, EXAMPLE_TOP))
+            && before_last.is_some_and(|w| ask.is_one_of(w, &[EXAMPLE_LABEL])))
 }
 
 /// Spans of the chunk `s[a..b]` (no delimiter inside).
@@ -217,13 +224,15 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
         // of every text, so nothing is collected).
         let mut j = i;
         let mut first = None;
-        let mut last: (usize, usize);
+        let mut last: (usize, usize) = (i, i);
+        let mut before_last: Option<(usize, usize)>;
         let mut count = 0;
         loop {
             let ls = j;
             while j < b && is_label_byte(s[j]) {
                 j += 1;
             }
+            before_last = (count > 0).then_some(last);
             last = (ls, j);
             first.get_or_insert(last);
             count += 1;
@@ -240,7 +249,15 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
             let www = run_at(s, runs, fa, fb).is_some_and(|w| ask.is_one_of(w, &["www"]));
             let tld = run_at(s, runs, la, lb).is_some_and(|t| ask.is_one_of(t, TOP_LEVEL));
             if www || tld {
-                out.push((i, b));
+                // A name reserved for examples (`www.example.com`) is no outside host: what
+                // follows it is the program's own data, as in a URL on it
+                // (`"http%3A%2F%2Fwww.example.com%2F%3Fnext%3D%2Fbaz"`, quoted).
+                let reserved = is_reserved(
+                    run_at(s, runs, la, lb),
+                    before_last.and_then(|(pa, pb)| run_at(s, runs, pa, pb)),
+                    ask,
+                );
+                out.push((i, if reserved { j } else { b }));
                 return;
             }
         }
@@ -406,6 +423,23 @@ mod tests {
         assert_eq!(
             fixed("http://example.io/q http://example.com.evil.net/r", &[]),
             ["http", "example", "io", "q", "http", "example", "com", "evil", "net", "r"]
+        );
+    }
+
+    /// A bare host reserved for examples keeps only its own labels, as a URL on it does: a
+    /// quoted URL (`%2F` for `/`, no `://`) holds its path as the program's data.
+    #[test]
+    fn paths_after_bare_reserved_hosts_are_not_protected() {
+        assert_eq!(
+            fixed(
+                "http%3A%2F%2Fwww.example.com%2F%3Fnext%3D%2Fquery www.example.org/query",
+                &[]
+            ),
+            ["www", "example", "com", "www", "example", "org"]
+        );
+        assert_eq!(
+            fixed("www.example.io/query svc.example.com.org/query", &[]),
+            ["www", "example", "io", "query", "svc", "example", "com", "org", "query"]
         );
     }
 
