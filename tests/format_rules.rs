@@ -253,9 +253,11 @@ fn free_text_keeps_urls_addresses_hosts_versions_and_extensions() {
             "docs at query.readthedocs.io, query",
             "docs at query.readthedocs.io, ledger",
         ),
+        ("www.query.org/query query", "www.query.org/query ledger"),
+        // A name reserved for examples keeps its labels only, as a URL on it does.
         (
             "www.query.example/query query",
-            "www.query.example/query ledger",
+            "www.query.example/ledger ledger",
         ),
         (
             "pip install query==1.0.dev0",
