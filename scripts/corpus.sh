@@ -262,6 +262,8 @@ PROJECTS=(
     "held|thefuzz|0.22.1|pytest|.|thefuzz|test_thefuzz.py|$PYTEST rapidfuzz==3.10.1 pycodestyle==2.12.1 hypothesis==6.112.1|"
     "held|feedparser|6.0.11|pytest|.|feedparser|tests/runtests.py|$PYTEST sgmllib3k==1.0.0|"
     "held|astroid|3.3.5|pytest|.|astroid|tests|$PYTEST|"
+    "held|uritools|7.0.1|pytest|src|uritools|tests|$PYTEST|"
+    "held|url-normalize|3.1.0|pytest|.|url_normalize|tests -o addopts=|$PYTEST idna==3.21|"
 )
 
 mkdir -p "$WORK/cache"
