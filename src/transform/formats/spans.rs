@@ -16,7 +16,8 @@
 //!   `"otpauth://{0}/..."` from its `"totp"`): such a URL is the program's data, renamed
 //!   like the words elsewhere, and no span. On a local host (`localhost`, `testserver`, asked;
 //!   `127.0.0.1`) or a name reserved for examples and tests (`example.com`, `x.test`) only up
-//!   to the path, which is the program's own route or data.
+//!   to the path, which is the program's own route or data. The user information before an
+//!   `@` in the authority (`http://userinfo@host/`) is never part of the span.
 //! - `www.`: a chunk from a run that is `www` (asked) followed by a dot.
 //! - e-mail: a chunk holding `@` with something before it and a dot after it.
 //! - hostname: `label.label.tld` at a word boundary, whose last label is one of
@@ -195,7 +196,25 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
         if st < a + p {
             let own = run_at(s, runs, st, a + p).is_some_and(|w| !ask.is_one_of(w, KNOWN_SCHEMES));
             if !own {
-                out.push((st, local_url_end(s, a + p + 3, b, runs, ask).unwrap_or(b)));
+                // The user information before `@` (`http://userinfo@host/`) is the data of
+                // whoever wrote the URL, never a host's: tests compare it with the same words
+                // spelled alone (`parsed.userinfo == "userinfo"`).
+                let h = a + p + 3;
+                let authority = s[h..b]
+                    .iter()
+                    .position(|&x| matches!(x, b'/' | b'?' | b'#'))
+                    .map_or(b, |k| h + k);
+                let host = match s[h..authority].iter().rposition(|&x| x == b'@') {
+                    Some(k) => {
+                        out.push((st, h));
+                        h + k + 1
+                    }
+                    None => st,
+                };
+                out.push((
+                    host,
+                    local_url_end(s, host.max(h), b, runs, ask).unwrap_or(b),
+                ));
             }
             return;
         }
@@ -381,6 +400,33 @@ mod tests {
         assert_eq!(
             fixed("ledger+ssh://host/x", &[]),
             ["ledger", "ssh", "host", "x"]
+        );
+    }
+
+    /// The user information of a URL is the writer's data, not the host's: renamed like the
+    /// same word alone, while the scheme, host and path stay.
+    #[test]
+    fn user_information_of_urls_is_not_protected() {
+        assert_eq!(
+            fixed(
+                "http://query@svc.python.org:5432/a https://query:x@localhost/query http://q@",
+                &[]
+            ),
+            [
+                "http",
+                "svc",
+                "python",
+                "org",
+                "a",
+                "https",
+                "localhost",
+                "http"
+            ]
+        );
+        // An `@` after the authority is the path's.
+        assert_eq!(
+            fixed("https://pypi.org/query@x", &[]),
+            ["https", "pypi", "org", "query", "x"]
         );
     }
 
