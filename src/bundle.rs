@@ -1008,9 +1008,8 @@ fn keep_sibling_order(
     };
     let spare = lexicon::spare(&found.owned_tokens, excluded, tokens, seed);
     let t = std::time::Instant::now();
-    // A word made up for a redraw passes the draw's own test (`lexicon::assign`): no owned
-    // token and no excluded word (which holds every token seen and every frozen one).
-    let free = |w: &str| !found.owned_tokens.contains(w) && !excluded.contains(w);
+    // A word made up for a redraw passes the draw's own test.
+    let free = |w: &str| lexicon::is_free(w, &found.owned_tokens, excluded);
     let repair = order::keep_sibling_order(&mut renamer, &groups, &spare, &free);
     tracing::info!(elapsed = ?t.elapsed(), "order repaired");
     for (token, word) in tokens.iter_mut() {

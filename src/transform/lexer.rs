@@ -143,6 +143,13 @@ pub(crate) fn after_percent_escape(s: &[u8], i: usize) -> Option<usize> {
         .then_some(i + 3)
 }
 
+/// Where scanning goes on after the byte at `i`, which starts no word: past a URL escape
+/// whose letters would otherwise be glued to its digits (`after_percent_escape`), else the
+/// next byte.
+fn past_non_word(s: &[u8], i: usize) -> usize {
+    after_percent_escape(s, i).unwrap_or(i + 1)
+}
+
 /// Whether `w` (a whole word) is a run: ASCII only and not starting with a digit.
 pub(crate) fn is_run(w: &[u8]) -> bool {
     !w.is_empty() && !w[0].is_ascii_digit() && w.iter().all(|b| b.is_ascii())
@@ -198,10 +205,8 @@ pub(crate) fn push_runs_from(s: &[u8], from: usize, to: usize, class: Class, out
                 });
             }
             i = word_end(s, i).max(e);
-        } else if let Some(w) = after_percent_escape(s, i) {
-            i = w;
         } else {
-            i += 1;
+            i = past_non_word(s, i);
         }
     }
 }
@@ -378,7 +383,7 @@ pub fn scan_python(s: &[u8], mut emit: impl FnMut(Event)) {
                     i = e;
                     continue;
                 }
-                i = after_percent_escape(s, i).unwrap_or(i + 1);
+                i = past_non_word(s, i);
             }
         }
     }
@@ -469,7 +474,7 @@ fn comment(s: &[u8], mut i: usize, out: &mut impl FnMut(Event)) -> usize {
             }
             i = e;
         } else {
-            i = after_percent_escape(s, i).unwrap_or(i + 1);
+            i = past_non_word(s, i);
         }
     }
     i

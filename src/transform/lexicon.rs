@@ -80,12 +80,8 @@ pub fn assign(
     for t in order {
         let prefix = runner_prefix(t);
         let want = t.len() - prefix.len();
-        let free = |w: &str| {
-            prefix.is_empty() || {
-                let image = format!("{prefix}{w}");
-                !excluded.contains(&image) && !tokens.contains(&image)
-            }
-        };
+        let free =
+            |w: &str| prefix.is_empty() || { is_free(&format!("{prefix}{w}"), tokens, excluded) };
         let word = if want > LONGEST_WORD {
             long.draw(want, &free)
         } else {
@@ -140,11 +136,18 @@ fn made_up<'a>(
     });
     let mut by_len: BTreeMap<usize, Vec<&'a str>> = BTreeMap::new();
     for w in all {
-        if !excluded.contains(w) && !tokens.contains(w) && !used.contains(w.as_str()) {
+        if is_free(w, tokens, excluded) && !used.contains(w.as_str()) {
             by_len.entry(w.len()).or_default().push(w.as_str());
         }
     }
     by_len
+}
+
+/// Whether `w` may become an image: no token of the repository and no excluded word (every
+/// token seen, every frozen one, keywords and outside names' words). The one test every
+/// word handed out passes, drawn, made up for a long token or made for a redraw.
+pub fn is_free(w: &str, tokens: &BTreeSet<String>, excluded: &BTreeSet<String>) -> bool {
+    !excluded.contains(w) && !tokens.contains(w)
 }
 
 /// The vocabulary words that are neither excluded nor tokens, by length, each list sorted
@@ -155,7 +158,7 @@ fn free_words(
 ) -> BTreeMap<usize, Vec<&'static str>> {
     let mut by_len: BTreeMap<usize, Vec<&'static str>> = BTreeMap::new();
     for w in vocabulary() {
-        if !excluded.contains(w) && !tokens.contains(w) {
+        if is_free(w, tokens, excluded) {
             by_len.entry(w.len()).or_default().push(w);
         }
     }
@@ -225,8 +228,7 @@ impl<'a> Compounds<'a> {
                 word.push_str(bucket[self.rng.random_range(0..bucket.len())]);
                 rest -= part;
             }
-            if !self.tokens.contains(&word)
-                && !self.excluded.contains(&word)
+            if is_free(&word, self.tokens, self.excluded)
                 && !self.given.contains(&word)
                 && free(&word)
             {

@@ -234,7 +234,7 @@ fn settle(
 ) -> bool {
     views.refresh(renamer, d.iter().copied());
     // Most groups sort the same already: nothing below would move (no pair out of order,
-    // every name kept), and the heaviest run alone cost a third of the repair on Django.
+    // every name kept).
     if d.windows(2).all(|p| views.of(p[0]) < views.of(p[1])) {
         return false;
     }

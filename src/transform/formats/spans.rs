@@ -204,17 +204,14 @@ fn chunk(s: &[u8], a: usize, b: usize, runs: &[Run], ask: &dyn Ask, out: &mut Ve
                     .iter()
                     .position(|&x| matches!(x, b'/' | b'?' | b'#'))
                     .map_or(b, |k| h + k);
-                let host = match s[h..authority].iter().rposition(|&x| x == b'@') {
+                let (from, host) = match s[h..authority].iter().rposition(|&x| x == b'@') {
                     Some(k) => {
                         out.push((st, h));
-                        h + k + 1
+                        (h + k + 1, h + k + 1)
                     }
-                    None => st,
+                    None => (st, h),
                 };
-                out.push((
-                    host,
-                    local_url_end(s, host.max(h), b, runs, ask).unwrap_or(b),
-                ));
+                out.push((from, local_url_end(s, host, b, runs, ask).unwrap_or(b)));
             }
             return;
         }

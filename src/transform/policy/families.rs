@@ -161,7 +161,7 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                 prefix: true,
                 after: None,
                 near_name,
-                numeric: dynamic_after && conv_after == Some(Conversion::Number),
+                numeric: conv_after == Some(Conversion::Number),
             });
             if dynamic_after {
                 last_start = Some((text.to_string(), r.end));
@@ -175,7 +175,7 @@ pub fn fragments_in_runs(src: &[u8], runs: &[lexer::Run]) -> Vec<Fragment> {
                 prefix: false,
                 after: after.map(|(t, _)| t),
                 near_name,
-                numeric: dynamic_before && conv_before == Some(Conversion::Number),
+                numeric: conv_before == Some(Conversion::Number),
             });
         }
     }
