@@ -16,6 +16,7 @@ use super::rename::is_dunder;
 use super::scope::Exposure;
 use super::tokens::{self, Piece};
 
+mod config_words;
 mod families;
 mod imports;
 mod listed_joins;
@@ -637,52 +638,14 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Keys and syntax words that configuration files keep (TOML exactly; INI without case,
     // as configparser reads option names), URLs and other protected spans aside: code that
     // names one in a string literal reads the file by it (`parser.get("versioneer", "VCS")`),
-    // so that literal must keep it too.
-    let mut toml_words: HashSet<&str> = HashSet::new();
-    let mut ini_words: HashSet<String> = HashSet::new();
-    // gettext's keywords and flags (`msgstr`, `fuzzy`): code that spells one in a string
-    // literal reads or writes catalogs (`"msgstr"` searched for in `msgmerge`'s output).
-    let mut po_words: HashSet<&str> = HashSet::new();
-    // The same keys in a TOML or INI file below the root (test fixtures, package data, not
-    // the tools' `pyproject.toml` or `setup.cfg` at the root, whose keys are tool vocabulary).
-    let mut data_keys: HashSet<String> = HashSet::new();
-    for (path, src) in &input.text {
-        let below_root = path.contains('/');
-        let plain = formats::Plain::default();
-        let (runs, lower) = match formats::format_of(path.as_bytes()) {
-            formats::Format::Toml => (formats::toml::runs(src), false),
-            formats::Format::Ini => (formats::ini::runs(src, &plain), true),
-            formats::Format::Po => {
-                let words = formats::po::vocabulary(src);
-                po_words.extend(
-                    words
-                        .iter()
-                        .filter_map(|r| std::str::from_utf8(&src[r.start..r.end]).ok()),
-                );
-                continue;
-            }
-            _ => continue,
-        };
-        for r in runs
-            .iter()
-            .filter(|r| r.class == Class::Fixed && is_config_key(src, r.start, r.end, lower))
-        {
-            if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
-                if lower {
-                    ini_words.insert(run.to_ascii_lowercase());
-                } else {
-                    toml_words.insert(run);
-                }
-                if below_root {
-                    data_keys.insert(if lower {
-                        run.to_ascii_lowercase()
-                    } else {
-                        run.to_string()
-                    });
-                }
-            }
-        }
-    }
+    // so that literal must keep it too. The same for gettext's keywords and flags
+    // (`"msgstr"` searched for in `msgmerge`'s output).
+    let config_words::ConfigWords {
+        toml: toml_words,
+        ini: ini_words,
+        po: po_words,
+        data_keys,
+    } = config_words::ConfigWords::of(&input.text);
     {
         for w in &facts.whole_strings {
             // A word outside code looks data up by (`"lamda"`, which sympy passes on to
