@@ -766,10 +766,6 @@ pub fn build_with_env(
         }
     }
     let python_paths: Vec<&str> = python.iter().map(|(p, _)| *p).collect();
-    let mut env_names = reachable_env_names(env, &python, &own, &tmods, &env_modules);
-    // Module names the environment provides stay too: code names them in strings
-    // (`importorskip("tomllib")`, `import_module("json")`).
-    env_names.extend(env_modules.iter().filter(|m| !own.contains(*m)).cloned());
     let mut names: Vec<&str> = Vec::new();
     for p in tree.files.iter().map(|f| &f.rel).chain(tree.dirs.iter()) {
         if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
@@ -778,11 +774,20 @@ pub fn build_with_env(
     }
     progress.phase("parsing", python.len() as u64);
     let t = std::time::Instant::now();
+    // Independent, and the first is mostly one thread's work (set inserts): the two run side
+    // by side.
+    let (mut env_names, defs) = rayon::join(
+        || reachable_env_names(env, &python, &own, &tmods, &env_modules),
+        || input_defined(&python, progress),
+    );
     let InputDefs {
         defined,
         listed,
         fields,
-    } = input_defined(&python, progress);
+    } = defs;
+    // Module names the environment provides stay too: code names them in strings
+    // (`importorskip("tomllib")`, `import_module("json")`).
+    env_names.extend(env_modules.iter().filter(|m| !own.contains(*m)).cloned());
     tracing::info!(elapsed = ?t.elapsed(), "definitions parsed");
     progress.phase("choosing names", 0);
     // A program's name is data outside code looks up, like a Unicode word: a string that
@@ -826,7 +831,9 @@ pub fn build_with_env(
         fields: &fields,
     };
     let t = std::time::Instant::now();
-    let found = policy::analyze(&input);
+    // The outside names' words (below) depend on the environment alone: found while the
+    // policy's one-thread stretches leave a core free.
+    let (found, outside_words) = rayon::join(|| policy::analyze(&input), || words_of(&env_names));
     tracing::info!(elapsed = ?t.elapsed(), "policy analyzed");
     let t = std::time::Instant::now();
 
@@ -839,15 +846,7 @@ pub fn build_with_env(
     // `[Atlantic/Cape_Verde]` came back as `Date_Verde`), and in a new name an agent writes
     // with it.
     let mut excluded = found.seen_tokens.clone();
-    for n in &env_names {
-        for p in crate::transform::tokens::split(n) {
-            if let crate::transform::tokens::Piece::Word(w, _) = p {
-                if w.bytes().all(|b| b.is_ascii_alphabetic()) {
-                    excluded.insert(w.to_ascii_lowercase());
-                }
-            }
-        }
-    }
+    excluded.extend(outside_words);
     excluded.extend(env_modules.iter().map(|m| m.to_ascii_lowercase()));
     excluded.extend(policy::KEYWORDS.iter().map(|k| k.to_ascii_lowercase()));
     // A tool's fixed name (`manage`, `fixture`) must not appear as a renamed word either.
@@ -938,6 +937,28 @@ pub fn build_with_env(
         rewrite_forced: BTreeMap::new(),
         rewrite_skipped: opts.rewrite.skip.clone(),
     }
+}
+
+/// The words of outside names (letters only), in lower case.
+fn words_of(names: &BTreeSet<String>) -> Vec<String> {
+    let mut words: Vec<String> = names
+        .par_iter()
+        .flat_map_iter(|n| {
+            crate::transform::tokens::split(n)
+                .into_iter()
+                .filter_map(|p| match p {
+                    crate::transform::tokens::Piece::Word(w, _)
+                        if w.bytes().all(|b| b.is_ascii_alphabetic()) =>
+                    {
+                        Some(w.to_ascii_lowercase())
+                    }
+                    _ => None,
+                })
+        })
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
 }
 
 /// The runs strings, comments and text swap as names: what the code uses, less the plain
