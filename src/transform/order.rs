@@ -127,6 +127,8 @@ fn repair_order(
 struct Views<'a> {
     names: &'a [&'a str],
     lower: Vec<String>,
+    /// The words each name spells (none for a name outside ASCII), for `holds`.
+    words: Vec<Vec<String>>,
     shown: Vec<Vec<u8>>,
     /// Views that a move may have changed, recomputed when next needed.
     stale: Vec<bool>,
@@ -149,6 +151,7 @@ impl<'a> Views<'a> {
         }
         Views {
             names,
+            words: names.iter().map(|n| words_of(n)).collect(),
             shown: names.par_iter().map(|n| view(renamer, n)).collect(),
             stale: vec![false; names.len()],
             lower,
@@ -186,6 +189,11 @@ impl<'a> Views<'a> {
 
     fn name(&self, i: usize) -> &'a str {
         self.names[i]
+    }
+
+    /// Whether the name spells the token as one of its words.
+    fn holds(&self, i: usize, token: &str) -> bool {
+        self.words[i].iter().any(|w| w.eq_ignore_ascii_case(token))
     }
 
     /// Whether the name's view can depend on the map's entry for one of `keys`.
@@ -508,9 +516,7 @@ fn redraw(
         order.truncate(TRIES);
     }
     order.sort_unstable();
-    let holders: Vec<usize> = (0..d.len())
-        .filter(|&j| holds(views.name(d[j]), token))
-        .collect();
+    let holders: Vec<usize> = (0..d.len()).filter(|&j| views.holds(d[j], token)).collect();
     let pairs: Vec<(usize, usize)> = holders
         .iter()
         .flat_map(|&j| {
@@ -603,12 +609,19 @@ fn resized(word: &str, len: usize) -> Option<String> {
     String::from_utf8(w).ok()
 }
 
-/// Whether the name spells the token as one of its words.
-fn holds(name: &str, token: &str) -> bool {
-    name.is_ascii()
-        && tokens::split(name)
-            .iter()
-            .any(|p| matches!(p, Piece::Word(w, _) if w.eq_ignore_ascii_case(token)))
+/// The words a name spells, read once per name (a redraw asks which names of a group hold
+/// its token); none for a name outside ASCII, which the repair never moves.
+fn words_of(name: &str) -> Vec<String> {
+    if !name.is_ascii() {
+        return Vec::new();
+    }
+    tokens::split(name)
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Word(w, _) => Some(w.to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]
