@@ -324,8 +324,20 @@ fn transforms_for(args: &MountArgs, p: &Plan) -> Result<Transforms, CliError> {
         let t = std::sync::Arc::new(crate::fs::testing::SwapTransform);
         return Ok((t.clone(), t));
     }
-    let b = view_bundle(args, p)?;
-    let (live, fresh) = super::live_and_fresh_transforms(&b, &p.state)?;
+    let (b, unsaved) = view_bundle(args, p)?;
+    // A new bundle is saved while the transforms are made from it (mostly hashing its names
+    // on this thread); both are done before the view answers.
+    let (live, fresh) = std::thread::scope(|s| {
+        let b = &b;
+        let saving = unsaved.map(|info| s.spawn(move || views::pin(&p.state, b, &info)));
+        let made = super::live_and_fresh_transforms(b, &p.state);
+        if let Some(saving) = saving {
+            saving
+                .join()
+                .map_err(|_| CliError::Msg("saving the bundle failed".into()))??;
+        }
+        made
+    })?;
     Ok((std::sync::Arc::new(live), std::sync::Arc::new(fresh)))
 }
 
@@ -365,22 +377,27 @@ fn shadow_work(
 }
 
 /// The bundle this mount serves (law 10): the one saved in the state directory by an earlier
-/// mount, or a new one, saved there before the view answers.
-fn view_bundle(args: &MountArgs, p: &Plan) -> Result<crate::bundle::Bundle, CliError> {
+/// mount, or a new one with what to save with it (the caller saves it before the view
+/// answers).
+fn view_bundle(
+    args: &MountArgs,
+    p: &Plan,
+) -> Result<(crate::bundle::Bundle, Option<views::ViewInfo>), CliError> {
     if let Some((saved, info)) = views::pinned(&p.state)? {
         views::check_same_original(&p.state, &info, &p.original)?;
         let whose = format!("the view saved in {}", p.state.display());
         if let Some(path) = &args.view.bundle {
             if crate::bundle::read(path)? != saved {
                 return Err(CliError::Msg(format!(
-                    "{whose} serves another bundle than {}; drop --bundle to remount that                      view, or pass another --state for a new one",
+                    "{whose} serves another bundle than {}; drop --bundle to remount that \
+                     view, or pass another --state for a new one",
                     path.display()
                 )));
             }
         }
         views::check_options(&saved, &args.view.wanted()?, &whose)?;
         tracing::info!("serving the bundle saved in {}", p.state.display());
-        return Ok(saved);
+        return Ok((saved, None));
     }
     // A new view of its own: other live views of the original keep their maps.
     let (bundle, _) = super::build_bundle_and_tree(&p.original, &args.view)?;
@@ -388,8 +405,7 @@ fn view_bundle(args: &MountArgs, p: &Plan) -> Result<crate::bundle::Bundle, CliE
         original: p.original.clone(),
         head: views::head_of(&p.original),
     };
-    views::pin(&p.state, &bundle, &info)?;
-    Ok(bundle)
+    Ok((bundle, Some(info)))
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
