@@ -684,6 +684,96 @@ class Shelf:
     assert!(f.owned_runs.contains("last_translator"));
 }
 
+/// The same when a piece of the capitalised spelling is a code name the view keeps all the
+/// same: werkzeug sets `"Content-Range"` and reads `"content-range"` back from headers that
+/// ignore case, and its piece `Range` is a class that stays (here an outside name).
+/// `content_range` is still renamed; `Shelf-Count`, whose piece is renamed, still freezes
+/// nothing.
+#[test]
+fn lower_case_of_capitalised_headers_with_kept_pieces_is_data() {
+    let src: &[u8] = br#"
+class Range:
+    pass
+
+class Shelf:
+    def __init__(self, content_range, shelf_count):
+        self.content_range = content_range
+        self.shelf_count = shelf_count
+    def headers(self):
+        return [("Content-Range", self.content_range), ("Shelf-Count", self.shelf_count)]
+    def read(self, name, value):
+        if name.lower() == "content-range":
+            self.content_range = Range()
+        elif name.lower() == "shelf-count":
+            self.shelf_count = value
+"#;
+    let defined = set(&[
+        "Range",
+        "Shelf",
+        "content_range",
+        "shelf_count",
+        "headers",
+        "read",
+    ]);
+    let env = set(&["lower", "name", "value", "Range"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("content-range"),
+        Some(&FreezeReason::Data)
+    );
+    assert!(!f.frozen_runs.contains_key("shelf-count"));
+    assert!(f.owned_runs.contains("content_range"));
+}
+
+/// A whole literal in an irregular case (`"ETag"`) is data the view keeps; a whole literal
+/// of its lower case is the same data compared without case, so the owned name `etag`
+/// stays with it. A capitalised literal (`"Shelf"`, the regular spelling of a class name)
+/// and an irregular literal whose lower case no literal spells (`"LedGer"`) keep nothing;
+/// nor does a project's display name beside its import root (`"ShelfKit"`, `shelfkit`).
+#[test]
+fn lower_case_of_an_irregular_case_literal_is_data() {
+    let src: &[u8] = br#"
+class Shelf:
+    def __init__(self, etag, shelf, ledger):
+        self.headers = {"ETag": etag, "Shelf": shelf, "LedGer": ledger}
+        self.etag = etag
+    def read(self):
+        return self.headers.get("etag"), self.headers.get("shelf"), self.ledger
+"#;
+    let defined = set(&["Shelf", "etag", "shelf", "ledger", "read", "headers"]);
+    let env = set(&["get"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(f.frozen_runs.get("etag"), Some(&FreezeReason::Data));
+    assert!(!f.owned_runs.contains("etag"));
+    assert!(f.owned_runs.contains("shelf") && f.owned_runs.contains("ledger"));
+    // The display name of an import root beside the root's name keeps nothing.
+    let src2: &[u8] = br#"
+NAME = "ShelfKit"
+DIST = "shelfkit"
+def etag_of(headers):
+    return headers.get("etag"), headers["ETag"]
+"#;
+    let own = set(&["shelfkit"]);
+    let defined = set(&["shelfkit", "etag", "etag_of", "NAME", "DIST"]);
+    let input = PolicyInput {
+        own_modules: &own,
+        tree_modules: &own,
+        ..one_file(src2, &env, &defined)
+    };
+    let f = analyze(&input);
+    assert!(
+        f.owned_runs.contains("shelfkit"),
+        "an import root stays renamed"
+    );
+    assert_eq!(f.frozen_runs.get("etag"), Some(&FreezeReason::Data));
+    assert!(is_irregular_case("ETag") && is_irregular_case("iPhone"));
+    assert!(
+        !is_irregular_case("Etag") && !is_irregular_case("ETAG") && !is_irregular_case("E_Tag")
+    );
+}
+
 /// A lone underscore joined to a name makes a family: dateutil's
 /// `setattr(self, "_" + attr, ...)` over `["trans_idx", ...]` makes `_trans_idx` from the
 /// outside name `trans_idx`, so `_trans_idx` stays; `_ledger`, from a name the code uses

@@ -720,7 +720,12 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .chain(input.text.par_iter())
         .flat_map_iter(|(_, b)| hyphen_words(b))
         .collect();
-    freeze_lower_case_of_capitalised_data(&hyphenated, &code_runs, &mut f);
+    freeze_lower_case_of_capitalised_data(
+        &hyphenated,
+        &|w| code_runs.contains(w),
+        &|p| code_runs.contains(p),
+        &mut f,
+    );
     freeze_header_names_of_cgi_keys(&hyphenated, &all_runs, &mut f);
     all_runs.extend(text_runs.iter().copied());
     if input.release_locals {
@@ -996,6 +1001,24 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             .entry(run.to_string())
             .or_insert(FreezeReason::Outside);
     }
+    // A whole string literal in an irregular case (`"ETag"`: letters of both cases, and
+    // neither the capitalised nor the upper case of a word) is data the view keeps, since
+    // only names in those regular spellings follow a code name. When its lower case is an
+    // owned name that a whole literal spells too, that literal is the same data compared
+    // without case (werkzeug sets the header `"ETag"` and reads `headers.get("etag")` back),
+    // so the name stays with it. Not the name of an import root: a project's display name
+    // beside its package (`"WTForms"`, `"ItsDangerous"`) is no header compared without case.
+    for w in &whole_strings {
+        let lower = w.to_ascii_lowercase();
+        if is_irregular_case(w)
+            && !f.code_runs.contains(*w)
+            && whole_strings.contains(lower.as_str())
+            && f.owned_runs.contains(&lower)
+            && !input.own_modules.contains(&lower)
+        {
+            f.keep_owned(lower, FreezeReason::Data);
+        }
+    }
     // A family member is decided by its run-time part, which the loop above may freeze after
     // the member was owned (`do_terminal_string` sorts before `terminal_string`, frozen as
     // data): repeat until no owned member is built from a frozen part.
@@ -1048,6 +1071,37 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     for run in undefined {
         f.frozen_runs.insert(run, FreezeReason::Dynamic);
     }
+    // Once every run is decided, the same for a capitalised spelling with a piece that is a
+    // code name the view keeps all the same (werkzeug's `"Content-Range"`, where `Range` is
+    // a class frozen as an outside name): that spelling is data the view keeps too.
+    let code: BTreeSet<String> = f.code_runs.clone();
+    let kept = |p: &str| {
+        f.frozen_runs.contains_key(p)
+            || input.env_names.contains(p)
+            || owned_tokens(p).all(|t| f.frozen_tokens.contains_key(&t))
+    };
+    let renamed: BTreeSet<String> = hyphenated
+        .iter()
+        .flat_map(|w| w.split('-'))
+        .filter(|p| code.contains(*p) && !kept(p))
+        .map(str::to_string)
+        .collect();
+    // Only a group with a capitalised piece is a header here: one whose pieces are each in
+    // one case is either no header (pygments' COBOL keyword `'BACKGROUND-COLOR'`, while CSS's
+    // `background-color` follows `background_color` in its lexer and example files alike)
+    // or a name folded with `.lower()`, which the renamer makes follow the name (arrow's
+    // `"locale-NAME"`, looked up as `locale_name`; `rename::swap_hyphen_group`).
+    let headers: HashSet<&str> = hyphenated
+        .iter()
+        .copied()
+        .filter(|w| w.split('-').any(|p| tokens::other_case(p).is_none()))
+        .collect();
+    freeze_lower_case_of_capitalised_data(
+        &headers,
+        &|w| code.contains(w),
+        &|p| renamed.contains(p),
+        &mut f,
+    );
     freeze_joins_of_frozen_names(&mut f);
     freeze_tests_of_kept_modules(input, &mut f);
     f
@@ -1648,29 +1702,40 @@ fn hyphen_chunks(b: &[u8]) -> impl Iterator<Item = &str> {
         .filter_map(|w| std::str::from_utf8(w).ok())
 }
 
+/// Letters only, of both cases, in no regular spelling of one word: not `Word`, `WORD` or
+/// `word` (`ETag`, `WebSocket`, `iPhone`).
+fn is_irregular_case(w: &str) -> bool {
+    let b = w.as_bytes();
+    b.len() >= 2
+        && b.iter().all(u8::is_ascii_alphabetic)
+        && b[1..].iter().any(u8::is_ascii_uppercase)
+        && b.iter().any(u8::is_ascii_lowercase)
+}
+
 /// A hyphenated string in lower case (`"last-translator"`, `"metadata-version"`) stays when
 /// the tree holds the same words capitalised as data the view keeps (`Last-Translator:` in
 /// a PO header, `Metadata-Version:` in an e-mail header): parsers lowercase such names
 /// before comparing (babel, `email.message` in packaging), so the lower case must stay with
 /// the data. Without it, the string swaps like its underscore form (`last_translator`, a
 /// code name) while the data keeps its words. The capitalised spelling must be one the view
-/// keeps: no piece of it, and not its underscore form, is a code name.
+/// keeps: its underscore form is no code name, and no piece of it is one the view renames
+/// (`renamed_piece`: while runs are being decided, any code name; once decided, one that is
+/// not kept).
 fn freeze_lower_case_of_capitalised_data(
     hyphenated: &HashSet<&str>,
-    code: &HashSet<&str>,
+    code: &dyn Fn(&str) -> bool,
+    renamed_piece: &dyn Fn(&str) -> bool,
     f: &mut Findings,
 ) {
     let found: BTreeSet<String> = hyphenated
         .iter()
         .filter(|w| w.bytes().any(|b| b.is_ascii_uppercase()))
-        .filter(|w| {
-            !code.contains(w.replace('-', "_").as_str()) && !w.split('-').any(|p| code.contains(p))
-        })
+        .filter(|w| !code(w.replace('-', "_").as_str()) && !w.split('-').any(renamed_piece))
         .map(|w| w.to_ascii_lowercase())
         .collect();
     for lower in found {
         let underscore = lower.replace('-', "_");
-        if code.contains(underscore.as_str()) && owned_tokens(&underscore).next().is_some() {
+        if code(underscore.as_str()) && owned_tokens(&underscore).next().is_some() {
             f.frozen_runs.entry(lower).or_insert(FreezeReason::Data);
         }
     }
