@@ -833,7 +833,8 @@ pub fn build_with_env(
     let t = std::time::Instant::now();
     // The outside names' words (below) depend on the environment alone: found while the
     // policy's one-thread stretches leave a core free.
-    let (found, outside_words) = rayon::join(|| policy::analyze(&input), || words_of(&env_names));
+    let (found, outside_words) =
+        rayon::join(|| policy::analyze(&input), || outside_words(&env_names));
     tracing::info!(elapsed = ?t.elapsed(), "policy analyzed");
     let t = std::time::Instant::now();
 
@@ -940,20 +941,11 @@ pub fn build_with_env(
 }
 
 /// The words of outside names (letters only), in lower case.
-fn words_of(names: &BTreeSet<String>) -> Vec<String> {
+fn outside_words(names: &BTreeSet<String>) -> Vec<String> {
     let mut words: Vec<String> = names
         .par_iter()
         .flat_map_iter(|n| {
-            crate::transform::tokens::split(n)
-                .into_iter()
-                .filter_map(|p| match p {
-                    crate::transform::tokens::Piece::Word(w, _)
-                        if w.bytes().all(|b| b.is_ascii_alphabetic()) =>
-                    {
-                        Some(w.to_ascii_lowercase())
-                    }
-                    _ => None,
-                })
+            policy::all_tokens(n).filter(|w| w.bytes().all(|b| b.is_ascii_alphabetic()))
         })
         .collect();
     words.sort_unstable();

@@ -609,19 +609,13 @@ fn resized(word: &str, len: usize) -> Option<String> {
     String::from_utf8(w).ok()
 }
 
-/// The words a name spells, read once per name (a redraw asks which names of a group hold
-/// its token); none for a name outside ASCII, which the repair never moves.
+/// The words a name spells (in lower case), read once per name: a redraw asks which names
+/// of a group hold its token. None for a name outside ASCII, which the repair never moves.
 fn words_of(name: &str) -> Vec<String> {
     if !name.is_ascii() {
         return Vec::new();
     }
-    tokens::split(name)
-        .iter()
-        .filter_map(|p| match p {
-            Piece::Word(w, _) => Some(w.to_string()),
-            _ => None,
-        })
-        .collect()
+    super::policy::all_tokens(name).collect()
 }
 
 #[cfg(test)]

@@ -720,12 +720,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .chain(input.text.par_iter())
         .flat_map_iter(|(_, b)| hyphen_words(b))
         .collect();
-    freeze_lower_case_of_capitalised_data(
-        &hyphenated,
-        &|w| code_runs.contains(w),
-        &|p| code_runs.contains(p),
-        &mut f,
-    );
+    for run in lower_case_of_capitalised_data(&hyphenated, &|w| code_runs.contains(w), &|p| {
+        code_runs.contains(p)
+    }) {
+        f.frozen_runs.entry(run).or_insert(FreezeReason::Data);
+    }
     freeze_header_names_of_cgi_keys(&hyphenated, &all_runs, &mut f);
     all_runs.extend(text_runs.iter().copied());
     if input.release_locals {
@@ -1074,7 +1073,6 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // Once every run is decided, the same for a capitalised spelling with a piece that is a
     // code name the view keeps all the same (werkzeug's `"Content-Range"`, where `Range` is
     // a class frozen as an outside name): that spelling is data the view keeps too.
-    let code: BTreeSet<String> = f.code_runs.clone();
     let kept = |p: &str| {
         f.frozen_runs.contains_key(p)
             || input.env_names.contains(p)
@@ -1083,7 +1081,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     let renamed: BTreeSet<String> = hyphenated
         .iter()
         .flat_map(|w| w.split('-'))
-        .filter(|p| code.contains(*p) && !kept(p))
+        .filter(|p| f.code_runs.contains(*p) && !kept(p))
         .map(str::to_string)
         .collect();
     // Only a group with a capitalised piece is a header here: one whose pieces are each in
@@ -1096,12 +1094,12 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .copied()
         .filter(|w| w.split('-').any(|p| tokens::other_case(p).is_none()))
         .collect();
-    freeze_lower_case_of_capitalised_data(
-        &headers,
-        &|w| code.contains(w),
-        &|p| renamed.contains(p),
-        &mut f,
-    );
+    let late = lower_case_of_capitalised_data(&headers, &|w| f.code_runs.contains(w), &|p| {
+        renamed.contains(p)
+    });
+    for run in late {
+        f.frozen_runs.entry(run).or_insert(FreezeReason::Data);
+    }
     freeze_joins_of_frozen_names(&mut f);
     freeze_tests_of_kept_modules(input, &mut f);
     f
@@ -1721,24 +1719,25 @@ fn is_irregular_case(w: &str) -> bool {
 /// keeps: its underscore form is no code name, and no piece of it is one the view renames
 /// (`renamed_piece`: while runs are being decided, any code name; once decided, one that is
 /// not kept).
-fn freeze_lower_case_of_capitalised_data(
+/// The lower-case groups to freeze as `Data`, in order.
+fn lower_case_of_capitalised_data(
     hyphenated: &HashSet<&str>,
     code: &dyn Fn(&str) -> bool,
     renamed_piece: &dyn Fn(&str) -> bool,
-    f: &mut Findings,
-) {
+) -> Vec<String> {
     let found: BTreeSet<String> = hyphenated
         .iter()
         .filter(|w| w.bytes().any(|b| b.is_ascii_uppercase()))
         .filter(|w| !code(w.replace('-', "_").as_str()) && !w.split('-').any(renamed_piece))
         .map(|w| w.to_ascii_lowercase())
         .collect();
-    for lower in found {
-        let underscore = lower.replace('-', "_");
-        if code(underscore.as_str()) && owned_tokens(&underscore).next().is_some() {
-            f.frozen_runs.entry(lower).or_insert(FreezeReason::Data);
-        }
-    }
+    found
+        .into_iter()
+        .filter(|lower| {
+            let underscore = lower.replace('-', "_");
+            code(underscore.as_str()) && owned_tokens(&underscore).next().is_some()
+        })
+        .collect()
 }
 
 /// A hyphenated header name (`"if-none-match"`, `"If-None-Match"`) whose CGI and WSGI key the
