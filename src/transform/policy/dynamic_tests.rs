@@ -726,6 +726,36 @@ class Shelf:
     assert!(f.owned_runs.contains("content_range"));
 }
 
+/// The lower case of a kept capitalised header whose underscore form is no code name, but
+/// one of whose pieces the view renames word by word: werkzeug's multipart test sends
+/// `X-Custom-Header` and reads `headers["x-custom-header"]`, while `custom` is a parameter.
+/// The lower case stays whole, and `custom` is still renamed elsewhere. A lower-case
+/// group whose capitalised twin is prose opening a sentence (`Custom-shelf`, not every piece
+/// capitalised) keeps nothing.
+#[test]
+fn lower_case_of_capitalised_headers_split_word_by_word_is_data() {
+    let src: &[u8] = br#"
+class Shelf:
+    def __init__(self, custom):
+        self.custom = custom
+    def send(self):
+        # Custom-shelf the headers first.
+        return b"X-Custom-Header: blah\r\n"
+    def read(self, headers):
+        return headers["x-custom-header"], headers["custom-shelf"], self.custom
+"#;
+    let defined = set(&["Shelf", "custom", "send", "read", "headers"]);
+    let env = set(&[]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("x-custom-header"),
+        Some(&FreezeReason::Data)
+    );
+    assert!(!f.frozen_runs.contains_key("custom-shelf"));
+    assert!(f.owned_runs.contains("custom"));
+}
+
 /// A whole literal in an irregular case (`"ETag"`) is data the view keeps; a whole literal
 /// of its lower case is the same data compared without case, so the owned name `etag`
 /// stays with it. A capitalised literal (`"Shelf"`, the regular spelling of a class name)

@@ -720,9 +720,12 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .chain(input.text.par_iter())
         .flat_map_iter(|(_, b)| hyphen_words(b))
         .collect();
-    for run in lower_case_of_capitalised_data(&hyphenated, &|w| code_runs.contains(w), &|p| {
-        code_runs.contains(p)
-    }) {
+    for run in lower_case_of_capitalised_data(
+        &hyphenated,
+        &|w| code_runs.contains(w),
+        &|p| code_runs.contains(p),
+        None,
+    ) {
         f.frozen_runs.entry(run).or_insert(FreezeReason::Data);
     }
     freeze_header_names_of_cgi_keys(&hyphenated, &all_runs, &mut f);
@@ -1094,9 +1097,12 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .copied()
         .filter(|w| w.split('-').any(|p| tokens::other_case(p).is_none()))
         .collect();
-    let late = lower_case_of_capitalised_data(&headers, &|w| f.code_runs.contains(w), &|p| {
-        renamed.contains(p)
-    });
+    let late = lower_case_of_capitalised_data(
+        &headers,
+        &|w| f.code_runs.contains(w),
+        &|p| renamed.contains(p),
+        Some(&hyphenated),
+    );
     for run in late {
         f.frozen_runs.entry(run).or_insert(FreezeReason::Data);
     }
@@ -1719,24 +1725,44 @@ fn is_irregular_case(w: &str) -> bool {
 /// keeps: its underscore form is no code name, and no piece of it is one the view renames
 /// (`renamed_piece`: while runs are being decided, any code name; once decided, one that is
 /// not kept).
+/// Once runs are decided (`spelled`: every hyphenated word of the tree), a lower case whose
+/// underscore form is no code name counts too, when the tree spells it, the view would
+/// rename one of its pieces word by word, and a capitalised spelling has every piece
+/// capitalised: werkzeug's test sends `X-Custom-Header` and reads
+/// `headers["x-custom-header"]`, whose `custom` is a parameter the view renames, while the
+/// capitalised data keeps every word.
 /// The lower-case groups to freeze as `Data`, in order.
 fn lower_case_of_capitalised_data(
     hyphenated: &HashSet<&str>,
     code: &dyn Fn(&str) -> bool,
     renamed_piece: &dyn Fn(&str) -> bool,
+    spelled: Option<&HashSet<&str>>,
 ) -> Vec<String> {
-    let found: BTreeSet<String> = hyphenated
+    // Each lower case, and whether one of its capitalised spellings is in header case.
+    let mut found: BTreeMap<String, bool> = BTreeMap::new();
+    for w in hyphenated
         .iter()
         .filter(|w| w.bytes().any(|b| b.is_ascii_uppercase()))
         .filter(|w| !code(w.replace('-', "_").as_str()) && !w.split('-').any(renamed_piece))
-        .map(|w| w.to_ascii_lowercase())
-        .collect();
+    {
+        let header_case = w
+            .split('-')
+            .all(|p| p.starts_with(|c: char| c.is_ascii_uppercase()));
+        *found.entry(w.to_ascii_lowercase()).or_default() |= header_case;
+    }
     found
         .into_iter()
-        .filter(|lower| {
+        .filter(|(lower, header_case)| {
             let underscore = lower.replace('-', "_");
-            code(underscore.as_str()) && owned_tokens(&underscore).next().is_some()
+            let follows_name = code(underscore.as_str());
+            // Only a header's spelling (`X-Custom-Header`, each piece capitalised): prose
+            // that opens a sentence with a compound (`Fake-apply a few`) is no header.
+            let split_apart = *header_case
+                && spelled.is_some_and(|s| s.contains(lower.as_str()))
+                && lower.split('-').any(renamed_piece);
+            (follows_name || split_apart) && owned_tokens(&underscore).next().is_some()
         })
+        .map(|(lower, _)| lower)
         .collect()
 }
 
