@@ -406,6 +406,43 @@ def check(mod, name):
     assert!(f.owned_runs.contains("user_cake_dir"));
 }
 
+/// A keyword the program turns into a dotted key with `.replace("_", ".", 1)` stays when the
+/// key, a dotted literal of the tree, keeps a piece: bottle's tests pass
+/// `wsgi_url_scheme="https"` and the code reads `environ["wsgi.url_scheme"]`, where
+/// `url_scheme` is an outside name. A keyword whose dotted twin no literal spells
+/// (`shelf_count`) and one whose twin's pieces are all renamed (`ledger_total`, with the
+/// literal `"ledger.total"`) are still renamed; without the replacement nothing is kept.
+#[test]
+fn keywords_turned_into_dotted_keys_stay_with_the_key() {
+    let src: &[u8] = br#"
+def redirect(environ):
+    return environ.get("wsgi.url_scheme"), environ.get("ledger.total")
+
+def check(**args):
+    for key in list(args):
+        args[key.replace('_', '.', 1)] = args.pop(key)
+    return redirect(args)
+
+check(wsgi_url_scheme="https", shelf_count=2, ledger_total=3)
+"#;
+    let defined = set(&["redirect", "environ", "check", "args", "key"]);
+    let env = set(&["get", "list", "pop", "replace", "url_scheme", "wsgi"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("wsgi_url_scheme"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+    assert!(!f.frozen_runs.contains_key("shelf_count"));
+    assert!(!f.frozen_runs.contains_key("ledger_total"));
+    let plain = String::from_utf8_lossy(src).replace("key.replace('_', '.', 1)", "key");
+    let input = one_file(plain.as_bytes(), &env, &defined);
+    let f = analyze(&input);
+    assert!(!f.frozen_runs.contains_key("wsgi_url_scheme"));
+}
+
 /// The same family member stays when the lower case of its run-time part is frozen
 /// (dateutil's `_handle_INTERVAL`, whose data ends as the outside keyword `interval=`):
 /// strings keep `"INTERVAL"`, so the name built from it must keep it too.

@@ -17,6 +17,7 @@ use super::scope::Exposure;
 use super::tokens::{self, Piece};
 
 mod config_words;
+mod dotted_keys;
 mod families;
 mod imports;
 mod listed_joins;
@@ -1033,6 +1034,20 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    // Dotted literals, read only when some file turns `_` into `.` (`dotted_keys`).
+    let dotted: HashSet<&str> = if input
+        .python
+        .par_iter()
+        .any(|(_, src)| dotted_keys::replaces_underscore_with_dot(src))
+    {
+        input
+            .python
+            .iter()
+            .flat_map(|(_, src)| dotted_keys::dotted_literals(src))
+            .collect()
+    } else {
+        HashSet::new()
+    };
     let letters = std::mem::take(&mut facts.joined_letters);
     loop {
         let names = ClassNames::new(&f, &class_families);
@@ -1048,6 +1063,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                     || names.parts_with_frozen(r, &class_families)
                     || private_twin_of_frozen(r, &whole_strings, input.fields, &f)
                     || replaced_twin_of_frozen(r, &replace_pairs, input, &f)
+                    || dotted_keys::dotted_twin_of_frozen(r, &dotted, input, &f)
                     || families::letter_twin_of_frozen(r, &letters, &all_runs, input, &f)
             })
             .cloned()
@@ -1067,7 +1083,10 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         .iter()
         .filter(|r| !owned.contains(r) && !f.frozen_runs.contains_key(*r))
         .filter(|r| super::rename::segments(r).is_none())
-        .filter(|r| built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data))
+        .filter(|r| {
+            built_from_data(r, &fragment_index, input, &f, &all_runs, &hyphen_data)
+                || dotted_keys::dotted_twin_of_frozen(r, &dotted, input, &f)
+        })
         .cloned()
         .collect();
     for run in undefined {
