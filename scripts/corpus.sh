@@ -264,6 +264,8 @@ PROJECTS=(
     "held|astroid|3.3.5|pytest|.|astroid|tests|$PYTEST|"
     "held|uritools|7.0.1|pytest|src|uritools|tests|$PYTEST|"
     "held|url-normalize|3.1.0|pytest|.|url_normalize|tests -o addopts=|$PYTEST idna==3.21|"
+    "held|python-multipart|0.0.20|pytest|.|python_multipart|tests|$PYTEST pyyaml==6.0.2|"
+    "held|multipart|1.2.1|pytest|.|multipart|test|$PYTEST|"
 )
 
 mkdir -p "$WORK/cache"
