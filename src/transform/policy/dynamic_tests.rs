@@ -443,6 +443,59 @@ check(wsgi_url_scheme="https", shelf_count=2, ledger_total=3)
     assert!(!f.frozen_runs.contains_key("wsgi_url_scheme"));
 }
 
+/// The run-time part of a family that only outside names belong to stays: dill reads
+/// `getattr(code, 'co_' + f)` for each word of a list, `co_freevars` is an attribute of
+/// code objects, and `freevars` is also a parameter of the repository, which the view had
+/// renamed in the list too. A family the repository has a member of (`get_`, with its own
+/// `get_shelf`) is its own: `value`, whose `get_value` only outside code defines, is
+/// still renamed.
+#[test]
+fn run_time_parts_of_a_family_of_outside_names_stay() {
+    let src: &[u8] = br#"
+PARAMS = 'argcount freevars'.split()
+
+def fields(code):
+    return {f: getattr(code, 'co_' + f) for f in PARAMS}
+
+def closure(freevars):
+    return freevars
+
+class Shelf:
+    def get_shelf(self):
+        return 1
+    def read(self, name, value):
+        return getattr(self, 'get_' + name)(value)
+"#;
+    let defined = set(&[
+        "PARAMS",
+        "fields",
+        "code",
+        "closure",
+        "freevars",
+        "Shelf",
+        "get_shelf",
+        "read",
+        "name",
+        "value",
+    ]);
+    let env = set(&[
+        "co_freevars",
+        "co_argcount",
+        "get_value",
+        "getattr",
+        "split",
+    ]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("freevars"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+    assert!(f.owned_runs.contains("value"), "{:?}", f.frozen_runs);
+}
+
 /// The same family member stays when the lower case of its run-time part is frozen
 /// (dateutil's `_handle_INTERVAL`, whose data ends as the outside keyword `interval=`):
 /// strings keep `"INTERVAL"`, so the name built from it must keep it too.

@@ -897,6 +897,34 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         fr.joined && (fr.near_name || shaped.contains(&(fr.prefix, fr.text.clone())))
     }));
     let hyphen_data: HashSet<String> = hyphenated.iter().map(|w| w.replace('-', "_")).collect();
+    // The run-time parts of a dynamic family that the repository has no member of, only
+    // outside names (`co_freevars`, which dill reads as `getattr(code, 'co_' + f)` for each
+    // word of a list): the program joins the data to reach outside code, so the data keeps
+    // the word. A family with an owned member (`get_` and the repository's getters) is the
+    // repository's own, and its parts are decided as members are (`built_from_data`).
+    let owned_str: HashSet<&str> = owned.iter().map(|s| s.as_str()).collect();
+    let owned_families: HashSet<(bool, &str)> = owned_str
+        .par_iter()
+        .flat_map_iter(|r| {
+            fragment_index
+                .matches(r)
+                .into_iter()
+                .map(|m| (m.prefix, m.fixed))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let outside_rests: HashSet<&str> = input
+        .env_names
+        .par_iter()
+        .flat_map_iter(|n| {
+            fragment_index
+                .matches(n)
+                .into_iter()
+                .filter(|m| !owned_families.contains(&(m.prefix, m.fixed)))
+                .filter_map(|m| owned_str.get(m.rest).copied())
+                .collect::<Vec<&str>>()
+        })
+        .collect();
     // Outside names in lower case: an upper-case run of the repository that spells one is a
     // name made from it at run time (pyflakes dispatches on `type(node).__name__.upper()` to
     // handlers named `FUNCTIONDEF`, after `ast.FunctionDef`).
@@ -948,6 +976,11 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
             (super::rename::segments(run).is_none()
                 && built_from_data(run, &fragment_index, input, &f, &all_runs, &hyphen_data))
             .then_some(FreezeReason::Dynamic)
+        });
+        let reason = reason.or_else(|| {
+            outside_rests
+                .contains(run.as_str())
+                .then_some(FreezeReason::Dynamic)
         });
         // A CamelCase name whose lower-case join must stay (an outside name, `selfref`)
         // stays too: the program derives the join from the class at run time.
