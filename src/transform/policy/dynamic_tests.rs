@@ -496,6 +496,46 @@ class Shelf:
     assert!(f.owned_runs.contains("value"), "{:?}", f.frozen_runs);
 }
 
+/// A string key made of a compared part and a frozen rest keeps the rest: cerberus expands
+/// the rule `'oneof_schema'` (`x.startswith(('allof_', 'oneof_'))`, the tuple on a line
+/// of its own, then `x.split('_', 1)`) into the rule `schema`, an outside name that stays, so the key's
+/// `schema` must stay too, though the token is renamed in the repository's own names
+/// (`schema_rules`). A key whose rest is renamed (`oneof_shelf`) changes with it.
+#[test]
+fn string_keys_of_a_compared_part_and_a_frozen_rest_keep_the_rest() {
+    let src: &[u8] = br#"
+def expand(schema_rules, shelf):
+    for rule in list(schema_rules):
+        if rule.startswith(
+            ('allof_', 'oneof_')
+        ):
+            operator, name = rule.split('_', 1)
+            schema_rules[operator] = name
+    return schema_rules
+
+expand({'oneof_schema': 1, 'oneof_shelf': 2}, None)
+"#;
+    let defined = set(&[
+        "expand",
+        "schema_rules",
+        "shelf",
+        "rule",
+        "operator",
+        "name",
+    ]);
+    let env = set(&["schema", "startswith", "split", "list"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("oneof_schema"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.frozen_runs
+    );
+    assert!(!f.frozen_runs.contains_key("oneof_shelf"));
+    assert!(f.owned_runs.contains("schema_rules"));
+}
+
 /// The same family member stays when the lower case of its run-time part is frozen
 /// (dateutil's `_handle_INTERVAL`, whose data ends as the outside keyword `interval=`):
 /// strings keep `"INTERVAL"`, so the name built from it must keep it too.

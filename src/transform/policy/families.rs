@@ -244,13 +244,16 @@ pub(super) fn percent_conversion(src: &[u8], at: usize) -> Conversion {
     }
 }
 
+/// How many line breaks `affix_compared` reads back over to the call's open bracket.
+const MAX_CALL_LINES: usize = 3;
+
 /// Whether the literal whose opening quote is at `quote` is an argument of a
 /// `startswith(...)` (`Some(true)`: the names start with it) or `endswith(...)` call
 /// (`Some(false)`), alone or in a tuple (`name.endswith(("_a", "_b"))`), or is compared
 /// with a slice of its own length (`f[:2] == "t_"`, `name[-4:] != "_opt"`; see
-/// `slice_compared`). The arguments are read back to the call's open bracket on the same
-/// line; a bracket inside another literal there can hide a call (the fragment is then
-/// missed, as before this rule).
+/// `slice_compared`). The arguments are read back to the call's open bracket over at most
+/// `MAX_CALL_LINES` line breaks; a bracket inside another literal or a comment there can
+/// hide a call (the fragment is then missed, as before this rule).
 pub(super) fn affix_compared(src: &[u8], quote: usize) -> Option<Compared<'_>> {
     if let Some(c) = slice_compared(src, quote) {
         return Some(c);
@@ -258,9 +261,13 @@ pub(super) fn affix_compared(src: &[u8], quote: usize) -> Option<Compared<'_>> {
     let mut i = literal_start(src, quote);
     let mut depth = 0usize;
     let mut in_tuple = false;
+    let mut lines = 0usize;
     while i > 0 {
         i -= 1;
         match src[i] {
+            // A call whose arguments are laid out over a few lines (cerberus's
+            // `x.startswith(\n    ('allof_', 'oneof_')\n)`); farther up is another statement.
+            b'\n' if lines < MAX_CALL_LINES => lines += 1,
             b'\n' => return None,
             b')' | b']' | b'}' => depth += 1,
             b'(' | b'[' | b'{' if depth > 0 => depth -= 1,

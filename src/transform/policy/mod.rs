@@ -848,7 +848,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     f.add_code_runs(code_runs.into_iter().map(str::to_string));
     f.add_code_runs(options::read_as_keys(&input.python, &facts.whole_strings));
     add_affix_rests(&facts, input, &mut f);
-    add_compared_rests(&facts, input, &mut f);
+    add_compared_rests(&facts, &all_runs, input, &mut f);
     add_name_derived_stems(&facts, input, &mut f);
     // Owned: what the repository defines, plus its module names (file stems, packages).
     let owned: BTreeSet<&String> = input
@@ -1310,7 +1310,12 @@ fn add_affix_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findi
 /// itself (`do` of `do_quit`). Programs that pick names may take them in definition order
 /// (PLY sorts its rules by line number and the first match wins): every picked name keeps
 /// its definition's place relative to the others (`Findings::ordered`).
-fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Findings) {
+fn add_compared_rests(
+    facts: &FileFacts<'_>,
+    all_runs: &HashSet<&str>,
+    input: &PolicyInput<'_>,
+    f: &mut Findings,
+) {
     let mut compared: BTreeSet<(&str, bool)> = facts.compared_strings.iter().copied().collect();
     let mut outside_words: HashSet<&str> = HashSet::new();
     let mut outside_parts: HashSet<(&str, bool)> = HashSet::new();
@@ -1371,6 +1376,24 @@ fn add_compared_rests(facts: &FileFacts<'_>, input: &PolicyInput<'_>, f: &mut Fi
             {
                 data_rests.push((run.clone(), rest.to_string()));
             }
+        }
+    }
+    // The same for a string the code cuts (cerberus's rule key `'oneof_schema'`, split at
+    // its first `_` into the rule `schema`, an outside name): it is no code name, so only
+    // its rest being frozen keeps it, never its being data.
+    for &run in all_runs {
+        if f.code_runs.contains(run) || !run.contains('_') {
+            continue;
+        }
+        let frozen_rest = compared.iter().any(|&(affix, prefix)| {
+            rest_after(run, affix, prefix)
+                .filter(|r| owned_tokens(r).next().is_some())
+                .is_some_and(|r| {
+                    freeze_reason(r, input, f).is_some_and(|r| r != FreezeReason::Short)
+                })
+        });
+        if frozen_rest {
+            rest_frozen.push(run.to_string());
         }
     }
     for run in rest_frozen {
