@@ -536,6 +536,53 @@ expand({'oneof_schema': 1, 'oneof_shelf': 2}, None)
     assert!(f.owned_runs.contains("schema_rules"));
 }
 
+/// A rest the code names after a compared part stays when the whole name (part and rest)
+/// is a code name that stays: mock denies `removeprefix(name, "assert_")` for each of its
+/// `assert_...` methods, outside names that `unittest.mock` defines, and its test calls
+/// `m.called_once_with()` to see it denied. A rest whose whole is renamed
+/// (`shelf_count` of the owned `assert_shelf_count`) is still renamed.
+#[test]
+fn rests_of_kept_names_after_a_compared_part_stay() {
+    let src: &[u8] = br#"
+class Mock:
+    def assert_called_once_with(self):
+        pass
+    def assert_shelf_count(self):
+        pass
+
+DENY = frozenset(name.removeprefix("assert_") for name in dir(Mock) if name.startswith("assert_"))
+
+def check(m):
+    m.called_once_with()
+    m.shelf_count()
+"#;
+    let defined = set(&[
+        "Mock",
+        "assert_called_once_with",
+        "assert_shelf_count",
+        "DENY",
+        "check",
+        "m",
+        "name",
+    ]);
+    let env = set(&[
+        "assert_called_once_with",
+        "frozenset",
+        "dir",
+        "removeprefix",
+        "startswith",
+    ]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("called_once_with"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+    assert!(!f.frozen_runs.contains_key("shelf_count"));
+}
+
 /// The same family member stays when the lower case of its run-time part is frozen
 /// (dateutil's `_handle_INTERVAL`, whose data ends as the outside keyword `interval=`):
 /// strings keep `"INTERVAL"`, so the name built from it must keep it too.

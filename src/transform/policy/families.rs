@@ -284,17 +284,21 @@ pub(super) fn affix_compared(src: &[u8], quote: usize) -> Option<Compared<'_>> {
                 let receiver = (j > 0 && src[j - 1] == b'.')
                     .then(|| name_before(src, j - 1))
                     .flatten();
-                match &src[j..name_end] {
+                let name = &src[j..name_end];
+                let cuts = matches!(name, b"removeprefix" | b"removesuffix");
+                match name {
                     b"startswith" | b"removeprefix" => {
                         return Some(Compared {
                             prefix: true,
                             receiver,
+                            cuts,
                         })
                     }
                     b"endswith" | b"removesuffix" => {
                         return Some(Compared {
                             prefix: false,
                             receiver,
+                            cuts,
                         })
                     }
                     b"" if !in_tuple => in_tuple = true,
@@ -315,6 +319,9 @@ pub(super) fn affix_compared(src: &[u8], quote: usize) -> Option<Compared<'_>> {
 pub(super) struct Compared<'a> {
     pub prefix: bool,
     pub receiver: Option<&'a str>,
+    /// The call gives the rest itself (`removeprefix`, `removesuffix`), so no other cut is
+    /// needed for the part to leave one.
+    pub cuts: bool,
 }
 
 /// The identifier that ends at `end` (`name` of `self.name`), if any.
@@ -375,6 +382,7 @@ fn slice_compared(src: &[u8], quote: usize) -> Option<Compared<'_>> {
     (digits.parse::<usize>().ok()? == len && len > 0).then(|| Compared {
         prefix: side,
         receiver: name_before(src, open),
+        cuts: false,
     })
 }
 

@@ -478,6 +478,8 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
     }
     // Compared parts with the name they were compared with (`pa` of `pa.startswith(..)`).
     let mut receivers: Vec<((&str, bool), &str)> = Vec::new();
+    // Compared parts that the comparing call itself cuts off (`removeprefix`).
+    let mut cutting: HashSet<(&str, bool)> = HashSet::new();
     for r in runs {
         let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) else {
             continue;
@@ -513,6 +515,9 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
                     }
                 });
                 if let Some(c) = compared {
+                    if c.cuts {
+                        cutting.insert((run, c.prefix));
+                    }
                     ff.compared_strings.insert((run, c.prefix));
                     ff.picked_strings.insert((run, c.prefix));
                     if let Some(recv) = c.receiver {
@@ -523,20 +528,22 @@ fn file_facts<'a>(src: &'a [u8], input: &PolicyInput<'_>) -> FileFacts<'a> {
         }
     }
     // A comparison alone leaves no rest: the file that compares must also cut strings at
-    // underscores (PLY's `s.split('_')` next to its `f[:2] == 't_'`), or slice the part off
+    // underscores (PLY's `s.split('_')` next to its `f[:2] == 't_'`), cut the part off with
+    // the comparing call itself (mock's `removeprefix(name, "assert_")`), or slice it off
     // by its length (mako's `pa[6:]` for the names that `pa.startswith("cache_")` picked).
     // The slice must cut the very name that was compared: PLY's yacc.py has `p[2:]` of a
     // list `p` beside its `name.startswith('p_')`, which picks nothing by that slice.
     if !ff.cut_strings.contains("_") {
         ff.compared_strings.retain(|&(part, prefix)| {
-            receivers.iter().any(|&(p, recv)| {
-                let cut = if prefix {
-                    format!("{recv}[{}:]", part.len())
-                } else {
-                    format!("{recv}[:-{}]", part.len())
-                };
-                p == (part, prefix) && src.windows(cut.len()).any(|w| w == cut.as_bytes())
-            })
+            cutting.contains(&(part, prefix))
+                || receivers.iter().any(|&(p, recv)| {
+                    let cut = if prefix {
+                        format!("{recv}[{}:]", part.len())
+                    } else {
+                        format!("{recv}[:-{}]", part.len())
+                    };
+                    p == (part, prefix) && src.windows(cut.len()).any(|w| w == cut.as_bytes())
+                })
         });
     }
     ff
@@ -1394,6 +1401,27 @@ fn add_compared_rests(
         });
         if frozen_rest {
             rest_frozen.push(run.to_string());
+        }
+    }
+    // The other way round: a rest the code names whose whole (part and rest) is a code name
+    // that stays. mock denies the attributes `removeprefix(name, "assert_")` for each
+    // `assert_...` method, which are outside names (`unittest.mock` defines them), so the
+    // test's `m.called_once_with()` must keep the words `assert_called_once_with` keeps.
+    for run in &f.code_runs {
+        if freeze_reason(run, input, f).is_some() {
+            continue;
+        }
+        let whole_kept = compared.iter().any(|&(affix, prefix)| {
+            let whole = if prefix {
+                format!("{affix}{run}")
+            } else {
+                format!("{run}{affix}")
+            };
+            f.code_runs.contains(whole.as_str())
+                && freeze_reason(&whole, input, f).is_some_and(|r| r != FreezeReason::Short)
+        });
+        if whole_kept {
+            rest_frozen.push(run.clone());
         }
     }
     for run in rest_frozen {
