@@ -1383,6 +1383,16 @@ fn add_compared_rests(
             {
                 data_rests.push((run.clone(), rest.to_string()));
             }
+            // The other way round: a rest the code names, whose whole (this run) stays. mock
+            // denies the attributes `removeprefix(name, "assert_")` of its `assert_...`
+            // methods, which are outside names (`unittest.mock` defines them), so the test's
+            // `m.called_once_with()` must keep the words `assert_called_once_with` keeps.
+            if f.code_runs.contains(rest)
+                && freeze_reason(rest, input, f).is_none()
+                && freeze_reason(run, input, f).is_some_and(|r| r != FreezeReason::Short)
+            {
+                rest_frozen.push(rest.to_string());
+            }
         }
     }
     // The same for a string the code cuts (cerberus's rule key `'oneof_schema'`, split at
@@ -1401,27 +1411,6 @@ fn add_compared_rests(
         });
         if frozen_rest {
             rest_frozen.push(run.to_string());
-        }
-    }
-    // The other way round: a rest the code names whose whole (part and rest) is a code name
-    // that stays. mock denies the attributes `removeprefix(name, "assert_")` for each
-    // `assert_...` method, which are outside names (`unittest.mock` defines them), so the
-    // test's `m.called_once_with()` must keep the words `assert_called_once_with` keeps.
-    for run in &f.code_runs {
-        if freeze_reason(run, input, f).is_some() {
-            continue;
-        }
-        let whole_kept = compared.iter().any(|&(affix, prefix)| {
-            let whole = if prefix {
-                format!("{affix}{run}")
-            } else {
-                format!("{run}{affix}")
-            };
-            f.code_runs.contains(whole.as_str())
-                && freeze_reason(&whole, input, f).is_some_and(|r| r != FreezeReason::Short)
-        });
-        if whole_kept {
-            rest_frozen.push(run.clone());
         }
     }
     for run in rest_frozen {
