@@ -54,6 +54,16 @@ pub fn matched_lines(old: &[&[u8]], new: &[&[u8]]) -> Vec<Option<usize>> {
 /// Given the original and layout a view was rendered from, and new view bytes, the new
 /// original and the layout under which it renders to exactly `new_view`.
 pub fn inverse(base_original: &[u8], base_layout: &Layout, new_view: &[u8]) -> (Vec<u8>, Layout) {
+    inverse_with(base_original, base_layout, new_view, true)
+}
+
+/// [`inverse`], with or without taking an identity mapping as its own answer (tests compare).
+fn inverse_with(
+    base_original: &[u8],
+    base_layout: &Layout,
+    new_view: &[u8],
+    shortcut: bool,
+) -> (Vec<u8>, Layout) {
     let base_lines = split_lines(base_original);
     let n = base_lines.len();
     let base_order = if base_layout.is_valid_for(n) {
@@ -92,6 +102,12 @@ pub fn inverse(base_original: &[u8], base_layout: &Layout, new_view: &[u8]) -> (
     for i in 0..n {
         mapped.extend(at[i]);
         mapped.extend(after[i].iter().copied());
+    }
+    // Every line already where the mapping puts it (a file shown in its own order, edited
+    // without moving lines): each run's units then sort to view order, so the analysis
+    // below could only give back the view itself, unmoved (`identity_mapping_skips_analysis`).
+    if shortcut && mapped.iter().enumerate().all(|(p, &j)| p == j) {
+        return (new_view.to_vec(), Layout::identity(m));
     }
     let mut mapped_pos = vec![0usize; m];
     for (p, &j) in mapped.iter().enumerate() {
@@ -918,5 +934,105 @@ mod tests {
             .insert(b"m.py".to_vec(), (digest(src), Layout::identity(n)));
         let store = LayoutStore::new(seed).sharing_plans(planted);
         assert_eq!(store.to_view(b"m.py", src), src);
+    }
+
+    /// Lines a generated file is made of: units that may move, anchors, comments, blank
+    /// lines, and lines that break the syntax or the indentation.
+    const LINES: &[&str] = &[
+        "def f(x):\n",
+        "def g(y=f):\n",
+        "    return x\n",
+        "    pass\n",
+        "class C(B):\n",
+        "    def m(self):\n",
+        "        return 1\n",
+        "@register\n",
+        "# note\n",
+        "\n",
+        "\n",
+        "X = f(1)\n",
+        "import os\n",
+        "s = '''\n",
+        "'''\n",
+        "def broken(:\n",
+        "  odd\n",
+    ];
+
+    fn text_of(picks: &[usize]) -> Vec<u8> {
+        picks.iter().flat_map(|&i| LINES[i].bytes()).collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The shortcut of `inverse`: when every line of the new view maps to where it
+        /// already is, the answer is the view itself, unmoved. The same answer as running
+        /// the analysis, for any file, any seeded layout (or none), and any edit.
+        #[test]
+        fn identity_mapping_skips_analysis(
+            base in proptest::collection::vec(0usize..LINES.len(), 0..24),
+            seed in 0u64..6,
+            planned in proptest::bool::ANY,
+            edits in proptest::collection::vec((0usize..4, 0usize..32, 0usize..LINES.len()), 0..4),
+        ) {
+            let original = text_of(&base);
+            let n = split_lines(&original).len();
+            // The seeded order itself, not `plan` (which checks it with `inverse`).
+            let layout = match reorder::analyze(&original) {
+                Ok(s) if planned => Layout::from_order(&reorder::emit(n, &s.runs, &mut |run| {
+                    reorder::seeded_order(run, seed, b"p.py", &BTreeSet::new())
+                })),
+                _ => Layout::identity(n),
+            };
+            let view = render(&original, &layout);
+            let mut lines: Vec<Vec<u8>> = split_lines(&view).iter().map(|l| l.to_vec()).collect();
+            for (op, at, pick) in edits {
+                let at = at % (lines.len() + 1);
+                let line = LINES[pick].as_bytes().to_vec();
+                match op {
+                    0 => lines.insert(at, line),
+                    1 if at < lines.len() => {
+                        lines.remove(at);
+                    }
+                    2 if at < lines.len() => lines[at] = line,
+                    3 if at + 1 < lines.len() => {
+                        // A line moved to the end: the mapping is no longer the identity.
+                        let l = lines.remove(at);
+                        lines.push(l);
+                    }
+                    _ => {}
+                }
+            }
+            let new_view = lines.concat();
+            let fast = inverse_with(&original, &layout, &new_view, true);
+            let full = inverse_with(&original, &layout, &new_view, false);
+            proptest::prop_assert_eq!(&fast, &full);
+            proptest::prop_assert_eq!(render(&fast.0, &fast.1), new_view);
+        }
+    }
+
+    /// The shortcut's two sides. In a file shown in its own order, a diff matches lines in
+    /// order, so every edit maps to the identity and gives the view back as the original,
+    /// a unit moved included (the diff sees it removed and added). In a file whose view is
+    /// reordered, an edit still puts the units back in original order.
+    #[test]
+    fn identity_mapping_is_taken_and_moves_still_go_back() {
+        let original =
+            b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let id = Layout::identity(split_lines(original).len());
+        let moved =
+            b"def b():\n    return 2\n\n\ndef a():\n    return 1\n\n\ndef c():\n    return 3\n";
+        assert_eq!(
+            inverse(original, &id, moved),
+            (moved.to_vec(), Layout::identity(10))
+        );
+        let layout = (0..64)
+            .map(|seed| plan(b"m.py", original, seed, &BTreeSet::new()))
+            .find(|l| !l.is_identity())
+            .unwrap();
+        let view = render(original, &layout);
+        let edited = [&b"# new\n"[..], &view].concat();
+        let (back, back_layout) = inverse(original, &layout, &edited);
+        assert_eq!(back, [&b"# new\n"[..], &original[..]].concat());
+        assert_eq!(render(&back, &back_layout), edited);
     }
 }
