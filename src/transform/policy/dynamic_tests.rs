@@ -583,6 +583,48 @@ def check(m):
     assert!(!f.frozen_runs.contains_key("shelf_count"));
 }
 
+/// A name the program turns into a label with `.replace("_", " ").title()` stays when the
+/// label is a whole literal of the tree: wtforms binds a field as `"foo_bar"` (a string
+/// only) and its test expects the label `"Foo Bar"`, a literal whose words the view keeps.
+/// A name whose label
+/// no literal spells (`shelf_count`) is still renamed; without the label nothing is kept.
+#[test]
+fn names_turned_into_labels_stay_with_the_label() {
+    let src: &[u8] = br#"
+class Field:
+    def bind(self, name):
+        self.label = name.replace("_", " ").title()
+        return self
+
+def check(shelf_count):
+    assert Field().bind("foo_bar").label == "Foo Bar"
+    return Field().bind("shelf_count")
+"#;
+    let defined = set(&[
+        "Field",
+        "bind",
+        "self",
+        "name",
+        "label",
+        "check",
+        "shelf_count",
+    ]);
+    let env = set(&["replace", "title"]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("foo_bar"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+    assert!(!f.frozen_runs.contains_key("shelf_count"));
+    let plain = String::from_utf8_lossy(src).replace(".title()", "");
+    let input = one_file(plain.as_bytes(), &env, &defined);
+    let f = analyze(&input);
+    assert!(!f.frozen_runs.contains_key("foo_bar"));
+}
+
 /// The same family member stays when the lower case of its run-time part is frozen
 /// (dateutil's `_handle_INTERVAL`, whose data ends as the outside keyword `interval=`):
 /// strings keep `"INTERVAL"`, so the name built from it must keep it too.

@@ -23,6 +23,7 @@ mod imports;
 mod listed_joins;
 mod options;
 mod passed_joins;
+mod titles;
 mod vocab;
 
 use families::*;
@@ -1088,6 +1089,34 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     } else {
         HashSet::new()
     };
+    // Runs, names or words of strings (wtforms binds a field as `"foo_bar"`), whose title
+    // is a literal of their file, when some file titles names (`titles`): before the loop,
+    // so the twins of what they keep follow.
+    let mut labelled: Vec<&str> = if input
+        .python
+        .par_iter()
+        .any(|(_, src)| titles::makes_titles(src))
+    {
+        input
+            .python
+            .iter()
+            .flat_map(|(_, src)| titles::titled_runs(src))
+            .filter(|r| all_runs.contains(r))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    labelled.sort_unstable();
+    labelled.dedup();
+    for run in labelled {
+        if f.owned_runs.contains(run) {
+            f.keep_owned(run.to_string(), FreezeReason::Dynamic);
+        } else {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Dynamic);
+        }
+    }
     let letters = std::mem::take(&mut facts.joined_letters);
     loop {
         let names = ClassNames::new(&f, &class_families);
