@@ -7,29 +7,13 @@
 //! moves, the render and the checked inverse), then a hash of every plan, so two builds can
 //! be compared for speed and for giving the same layouts.
 
+mod common;
+use common::python_files;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use schrodinger::transform::{layout, reorder};
 use sha2::{Digest, Sha256};
-
-fn python_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() && !p.is_symlink() {
-            if p.file_name().is_some_and(|n| n == ".git") {
-                continue;
-            }
-            python_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "py") {
-            out.push(p);
-        }
-    }
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
