@@ -214,7 +214,8 @@ impl Renamer {
     }
 
     /// Frozen runs, and a frozen run followed by digits (`option_args0`: pytest builds such
-    /// ids from a frozen argument name and an index).
+    /// ids from a frozen argument name and an index). Not after an underscore: `arg_1`, a
+    /// local beside the outside name `arg`, is a name of its own.
     fn is_frozen_run(&self, run: &str) -> bool {
         if is_dunder(run) || self.frozen_runs.contains(run) {
             return true;
@@ -224,13 +225,13 @@ impl Renamer {
     }
 
     /// A run the code uses, also with an index appended (`scenario0`: pytest's id for the
-    /// first case of the argument `scenario`).
+    /// first case of the argument `scenario`; `subforms_0`: wtforms' name for the first
+    /// entry of the list field `subforms`).
     fn is_code_ident(&self, run: &str) -> bool {
         if self.code_idents.contains(run) {
             return true;
         }
-        let stem = run.trim_end_matches(|c: char| c.is_ascii_digit());
-        stem.len() < run.len() && !stem.is_empty() && self.code_idents.contains(stem)
+        index_stem(run).is_some_and(|stem| self.code_idents.contains(stem))
     }
 
     /// Whether `run` is in one case only (digits and `_` aside), not a single lower-case word
@@ -377,8 +378,14 @@ impl Renamer {
         let code_at = |i: usize, j: usize| {
             let x = text(i, j);
             let img = self.image(&x);
-            if names_code(&x) || img.as_deref().is_some_and(names_code) {
-                return Some((j, img.unwrap_or(x), words(i, j) >= 2));
+            // Frozen on either side, the span is no name that changes (wtforms' `foo`, an
+            // outside name whose token's image `tie` is a code name of its own).
+            let kept =
+                self.is_frozen_run(&x) || img.as_deref().is_some_and(|y| self.is_frozen_run(y));
+            if !kept && (names_code(&x) || img.as_deref().is_some_and(names_code)) {
+                // A name with an index joined to it (`subforms_0`) was built at run time.
+                let joined = words(i, j) >= 2 || has_joined_index(&x);
+                return Some((j, img.unwrap_or(x), joined));
             }
             if upper_of_name(&x) || img.as_deref().is_some_and(upper_of_name) {
                 return img.map(|y| (j, y, true));
@@ -721,8 +728,13 @@ impl Renamer {
     /// literal: inside longer text such a group is prose (`non-ASCII`, `JSON-data`), and
     /// capitalised pieces make a header (`Last-Translator`, compared with data that
     /// `keeps_group` may keep).
-    fn swap_hyphen_group(&self, pieces: &[&str], whole_literal: bool) -> Option<Vec<String>> {
-        let joined = pieces.join("_");
+    fn swap_hyphen_group(
+        &self,
+        pieces: &[&str],
+        index: &str,
+        whole_literal: bool,
+    ) -> Option<Vec<String>> {
+        let joined = pieces.join("_") + index;
         let img = self.image(&joined)?;
         if self.is_frozen_run(&joined) || self.is_frozen_run(&img) {
             return None;
@@ -828,8 +840,15 @@ impl Renamer {
                 let open = runs[i].start.checked_sub(1).map(|k| s[k]);
                 let whole_literal =
                     matches!(open, Some(b'"' | b'\'')) && s.get(runs[j - 1].end).copied() == open;
-                let group =
-                    self.swap_hyphen_group(&pieces, whole_literal && r.class == Class::String);
+                // An index after the last hyphen (`"--no-preview-line-length-1"`, black's
+                // option for its field `no_preview_line_length_1`) is part of the name;
+                // digits are no run, so the view has the same ones.
+                let index = hyphen_index(&s[runs[j - 1].end..]);
+                let group = self.swap_hyphen_group(
+                    &pieces,
+                    &index,
+                    whole_literal && r.class == Class::String,
+                );
                 if r.class == Class::Dist && group.is_none() {
                     i = j;
                     continue;
@@ -1060,6 +1079,39 @@ pub(crate) fn cgi_header_of(run: &str) -> Option<&str> {
 /// ends like one (`dunder_default__`): code makes such names from a dunder by stripping its
 /// leading underscores (attrs names `__init__` keywords that way), and the dunder stays.
 /// Asked of a run and of its image alike, since the swap keeps underscores where they are.
+/// The name before an index that ends `run`: digits, or digits after an underscore, any
+/// number of times (`scenario0`, `subforms_0`, `cell_1_2`). `None` when no index ends the
+/// run or nothing is left before it.
+fn index_stem(run: &str) -> Option<&str> {
+    if !run.ends_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let stem = run.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_');
+    (!stem.is_empty()).then_some(stem)
+}
+
+/// The index that ends a hyphen group, in the form its underscore name has (`_1` of
+/// `line-length-1`): a hyphen and digits that no letter, digit or underscore follows.
+fn hyphen_index(after: &[u8]) -> String {
+    let Some(rest) = after.strip_prefix(b"-") else {
+        return String::new();
+    };
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let ends = rest
+        .get(digits)
+        .is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
+    if digits == 0 || !ends {
+        return String::new();
+    }
+    format!("_{}", String::from_utf8_lossy(&rest[..digits]))
+}
+
+/// Whether `run` is a name and an index joined by an underscore (`subforms_0`): a name
+/// built at run time.
+fn has_joined_index(run: &str) -> bool {
+    index_stem(run).is_some_and(|stem| run.as_bytes().get(stem.len()) == Some(&b'_'))
+}
+
 pub fn is_dunder(run: &str) -> bool {
     run.len() > 2 && run.ends_with("__")
 }
@@ -1291,7 +1343,7 @@ dew = 1
         let r = Renamer::new(
             [("query", "ledger"), ("user", "otter")],
             ["get"],
-            ["query_user"],
+            ["query_user", "user_query_1"],
         )
         .unwrap();
         assert_eq!(
@@ -1301,6 +1353,12 @@ dew = 1
             ),
             "x = ['ledger-otter', '--ledger-otter', 'user-get', 'query-other']\n"
         );
+        // An index ends the option of a name with an index (black's
+        // `--no-preview-line-length-1`); other digits after a group are not part of it.
+        let orig = "x = ['--user-query-1', 'user-query-2', 'user-query-1x']\n";
+        let view = "x = ['--otter-ledger-1', 'user-query-2', 'user-query-1x']\n";
+        assert_eq!(swap_py(&r, orig), view);
+        assert_eq!(swap_py(&r, view), orig, "both directions agree");
     }
 
     #[test]
@@ -1493,6 +1551,26 @@ dew = 1
                 .as_deref(),
             Some("monitor_excepting_IndexError_or_KeyError")
         );
+    }
+
+    /// wtforms names the entries of a list field `f"{name}{sep}{index}"` and its tests
+    /// compare them with `"subforms_0-foo"` and `"subforms_0_foo"` (`foo` frozen): a code
+    /// name with an index after an underscore is that name, alone or joined to others.
+    /// A word that is no code name keeps its index (`"item_0"`); digits right after the
+    /// name are an index too (`"subforms0"`, as pytest numbers the cases of an argument).
+    #[test]
+    fn a_code_name_with_an_index_follows_the_name() {
+        // `foo` is frozen, and its token's image `tie` is a code name of its own.
+        let r = Renamer::new(
+            [("subforms", "trotting"), ("item", "gadget"), ("foo", "tie")],
+            ["foo"],
+            ["subforms", "foo", "tie"],
+        )
+        .unwrap();
+        let orig = "a = ['subforms_0', 'subforms_12_foo', 'subforms_1_2', 'item_0', 'subforms0']\n";
+        let view = "a = ['trotting_0', 'trotting_12_foo', 'trotting_1_2', 'item_0', 'trotting0']\n";
+        assert_eq!(swap_py(&r, orig), view);
+        assert_eq!(swap_py(&r, view), orig, "both directions agree");
     }
 
     #[test]
