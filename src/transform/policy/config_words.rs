@@ -22,6 +22,11 @@ pub(super) struct ConfigWords<'a> {
     pub ini: HashSet<String>,
     /// gettext's keywords and flags (`msgstr`, `fuzzy`).
     pub po: HashSet<&'a str>,
+    /// The underscore form of every hyphenated TOML or INI key (`target_version` of
+    /// `target-version`), INI ones in lower case: a program that reads its options from
+    /// such a file (black from its own `[tool.black]`) turns each key into the name of its
+    /// option with `.replace("-", "_")`.
+    pub hyphenated: HashSet<String>,
     /// The TOML and INI keys of files below the root (test fixtures, package data; not the
     /// tools' `pyproject.toml` or `setup.cfg` at the root), INI ones in lower case.
     pub data_keys: HashSet<String>,
@@ -54,10 +59,35 @@ impl<'a> ConfigWords<'a> {
             }
             _ => return,
         };
-        for r in runs
+        let keys: Vec<_> = runs
             .iter()
             .filter(|r| r.class == Class::Fixed && is_config_key(src, r.start, r.end, lower))
-        {
+            .collect();
+        // Keys whose words are joined by single hyphens, in their underscore form.
+        let mut group: Option<(usize, usize)> = None;
+        for (k, r) in keys.iter().enumerate() {
+            let joined = k > 0 && keys[k - 1].end + 1 == r.start && src[r.start - 1] == b'-';
+            group = match group {
+                Some((start, _)) if joined => Some((start, r.end)),
+                _ => Some((r.start, r.end)),
+            };
+            let ends = keys
+                .get(k + 1)
+                .is_none_or(|n| !(r.end + 1 == n.start && src[r.end] == b'-'));
+            if let (true, Some((start, end))) = (ends, group) {
+                if let Ok(key) = std::str::from_utf8(&src[start..end]) {
+                    if key.contains('-') {
+                        let name = key.replace('-', "_");
+                        self.hyphenated.insert(if lower {
+                            name.to_ascii_lowercase()
+                        } else {
+                            name
+                        });
+                    }
+                }
+            }
+        }
+        for r in keys {
             if let Ok(run) = std::str::from_utf8(&src[r.start..r.end]) {
                 if lower {
                     self.ini.insert(run.to_ascii_lowercase());
@@ -80,6 +110,7 @@ impl<'a> ConfigWords<'a> {
         self.ini.extend(other.ini);
         self.po.extend(other.po);
         self.data_keys.extend(other.data_keys);
+        self.hyphenated.extend(other.hyphenated);
         self
     }
 }

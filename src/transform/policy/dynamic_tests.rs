@@ -1654,3 +1654,55 @@ fn percent_conversions_are_read_like_the_percent_operator() {
         }
     }
 }
+
+/// faker's fixture reads a test class's locale back from its name (`TestFilPh` for the
+/// locale `fil_PH`, which stays as the name of outside data): the class keeps its name.
+/// A test class with one piece, and one that spells no frozen run, are renamed.
+#[test]
+fn test_classes_named_after_kept_data_keep_their_names() {
+    let src: &[u8] = br#"
+import re
+PATTERN = re.compile(r"^Test(?P<language>[A-Z][a-z]{1,2})(?P<region>[A-Z][a-z])$")
+
+def locale_of(cls):
+    m = PATTERN.fullmatch(cls.__name__)
+    return f'{m.group("language").lower()}_{m.group("region").upper()}'
+
+class TestFilPh:
+    locale = "fil_PH"
+
+class TestFilter:
+    pass
+
+class TestFilDrum:
+    pass
+"#;
+    let defined = set(&[
+        "PATTERN",
+        "locale_of",
+        "TestFilPh",
+        "TestFilter",
+        "TestFilDrum",
+        "locale",
+        "fil_PH",
+    ]);
+    let env = set(&[
+        "re",
+        "compile",
+        "fullmatch",
+        "group",
+        "lower",
+        "upper",
+        "fil_PH",
+    ]);
+    let input = one_file(src, &env, &defined);
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("TestFilPh"),
+        Some(&FreezeReason::Dynamic),
+        "{:?}",
+        f.owned_runs
+    );
+    assert!(f.owned_runs.contains("TestFilter"));
+    assert!(f.owned_runs.contains("TestFilDrum"));
+}

@@ -23,6 +23,7 @@ mod imports;
 mod listed_joins;
 mod options;
 mod passed_joins;
+mod test_classes;
 mod titles;
 mod vocab;
 
@@ -654,6 +655,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         ini: ini_words,
         po: po_words,
         data_keys,
+        hyphenated: hyphen_keys,
     } = config_words::ConfigWords::of(&input.text);
     {
         for w in &facts.whole_strings {
@@ -841,6 +843,16 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     for run in &all_runs {
         let hit = data_keys.contains(*run) || data_keys.contains(&run.to_ascii_lowercase());
         if hit && owned_tokens(run).next().is_some() {
+            f.frozen_runs
+                .entry(run.to_string())
+                .or_insert(FreezeReason::Config);
+        }
+    }
+    // A name that a configuration file spells as a hyphenated key (`target-version` of
+    // black's own `[tool.black]`) is the option the program reads that key into: the key
+    // stays (tool vocabulary), so the name does.
+    for run in &all_runs {
+        if hyphen_keys.contains(*run) && owned_tokens(run).next().is_some() {
             f.frozen_runs
                 .entry(run.to_string())
                 .or_insert(FreezeReason::Config);
@@ -1118,8 +1130,17 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
         }
     }
     let letters = std::mem::take(&mut facts.joined_letters);
+    let parses_class_names = input
+        .python
+        .par_iter()
+        .any(|(_, src)| test_classes::parses_class_names(src));
     loop {
         let names = ClassNames::new(&f, &class_families);
+        let frozen_lower = if parses_class_names {
+            test_classes::lower_joined(f.frozen_runs.keys())
+        } else {
+            HashSet::new()
+        };
         // In parallel: each run is decided on the findings as they stand, and collected in
         // the set's order, so the result is the serial one.
         let late: Vec<String> = f
@@ -1134,6 +1155,7 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
                     || replaced_twin_of_frozen(r, &replace_pairs, input, &f)
                     || dotted_keys::dotted_twin_of_frozen(r, &dotted, input, &f)
                     || families::letter_twin_of_frozen(r, &letters, &all_runs, input, &f)
+                    || test_classes::named_after_frozen(r, &frozen_lower)
             })
             .cloned()
             .collect();

@@ -967,6 +967,32 @@ fn names_imported_from_a_module_the_repository_writes_are_its_own() {
     assert_eq!(f.frozen_runs["missing_dep"], FreezeReason::Imported);
 }
 
+/// A name a configuration file spells as a hyphenated key is the option the key is read into.
+#[test]
+fn names_spelled_as_hyphenated_configuration_keys_stay() {
+    // black reads its own `[tool.black]` and turns each key into an option's name with
+    // `.replace("-", "_")`; the option is declared as `"--target-version"`.
+    let own = set(&["fmt"]);
+    let defined = set(&["main", "target_version", "other_option", "line_width"]);
+    let src: &[u8] = b"@option(\"--target-version\")\n@option(\"--other-option\")\ndef main(target_version, other_option, line_width):\n    pass\n";
+    let toml: &[u8] = b"[tool.fmt]\ntarget-version = ['py38']\n";
+    // configparser reads option names without case.
+    let cfg: &[u8] = b"[fmt]\nLine-Width = 1\n";
+    let input = PolicyInput {
+        python: vec![("fmt/main.py", src)],
+        text: vec![("pyproject.toml", toml), ("setup.cfg", cfg)],
+        ..tree(&own, &defined)
+    };
+    let f = analyze(&input);
+    assert_eq!(
+        f.frozen_runs.get("target_version"),
+        Some(&FreezeReason::Config)
+    );
+    assert_eq!(f.frozen_runs.get("line_width"), Some(&FreezeReason::Config));
+    assert!(!f.frozen_runs.contains_key("other_option"));
+    assert!(f.owned_runs.contains("other_option"));
+}
+
 /// A field (a name annotated at the start of a statement) that a configuration file spells as
 /// a key is read from that file by its name (`dataclasses.fields(cls)`, then
 /// `cfg.get(section, field.name)`): it keeps its name. Other fields, and a key no field
