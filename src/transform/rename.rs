@@ -1075,10 +1075,6 @@ pub(crate) fn cgi_header_of(run: &str) -> Option<&str> {
         .filter(|rest| !rest.is_empty() && !rest.bytes().any(|b| b.is_ascii_lowercase()))
 }
 
-/// `__name__`-style runs are Python's own protocol and never change; nor does a run that
-/// ends like one (`dunder_default__`): code makes such names from a dunder by stripping its
-/// leading underscores (attrs names `__init__` keywords that way), and the dunder stays.
-/// Asked of a run and of its image alike, since the swap keeps underscores where they are.
 /// The name before an index that ends `run`: digits, or digits after an underscore, any
 /// number of times (`scenario0`, `subforms_0`, `cell_1_2`). `None` when no index ends the
 /// run or nothing is left before it.
@@ -1112,6 +1108,10 @@ fn has_joined_index(run: &str) -> bool {
     index_stem(run).is_some_and(|stem| run.as_bytes().get(stem.len()) == Some(&b'_'))
 }
 
+/// `__name__`-style runs are Python's own protocol and never change; nor does a run that
+/// ends like one (`dunder_default__`): code makes such names from a dunder by stripping its
+/// leading underscores (attrs names `__init__` keywords that way), and the dunder stays.
+/// Asked of a run and of its image alike, since the swap keeps underscores where they are.
 pub fn is_dunder(run: &str) -> bool {
     run.len() > 2 && run.ends_with("__")
 }

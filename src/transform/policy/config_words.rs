@@ -64,27 +64,24 @@ impl<'a> ConfigWords<'a> {
             .filter(|r| r.class == Class::Fixed && is_config_key(src, r.start, r.end, lower))
             .collect();
         // Keys whose words are joined by single hyphens, in their underscore form.
-        let mut group: Option<(usize, usize)> = None;
-        for (k, r) in keys.iter().enumerate() {
-            let joined = k > 0 && keys[k - 1].end + 1 == r.start && src[r.start - 1] == b'-';
-            group = match group {
-                Some((start, _)) if joined => Some((start, r.end)),
-                _ => Some((r.start, r.end)),
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        for r in &keys {
+            match groups.last_mut() {
+                Some((_, end)) if *end + 1 == r.start && src[*end] == b'-' => *end = r.end,
+                _ => groups.push((r.start, r.end)),
+            }
+        }
+        for (start, end) in groups {
+            let Ok(key) = std::str::from_utf8(&src[start..end]) else {
+                continue;
             };
-            let ends = keys
-                .get(k + 1)
-                .is_none_or(|n| !(r.end + 1 == n.start && src[r.end] == b'-'));
-            if let (true, Some((start, end))) = (ends, group) {
-                if let Ok(key) = std::str::from_utf8(&src[start..end]) {
-                    if key.contains('-') {
-                        let name = key.replace('-', "_");
-                        self.hyphenated.insert(if lower {
-                            name.to_ascii_lowercase()
-                        } else {
-                            name
-                        });
-                    }
-                }
+            if key.contains('-') {
+                let name = key.replace('-', "_");
+                self.hyphenated.insert(if lower {
+                    name.to_ascii_lowercase()
+                } else {
+                    name
+                });
             }
         }
         for r in keys {

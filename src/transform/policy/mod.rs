@@ -841,18 +841,13 @@ pub fn analyze(input: &PolicyInput<'_>) -> Findings {
     // the tree holds it, not only in code's string literals: other data keyed like it (a
     // JSON file of the values a TOML file must parse to) keeps it too.
     for run in &all_runs {
-        let hit = data_keys.contains(*run) || data_keys.contains(&run.to_ascii_lowercase());
+        // A name that a configuration file spells as a hyphenated key (`target-version` of
+        // black's own `[tool.black]`) is the option the program reads that key into: the
+        // key stays (tool vocabulary), so the name does.
+        let hit = data_keys.contains(*run)
+            || data_keys.contains(&run.to_ascii_lowercase())
+            || hyphen_keys.contains(*run);
         if hit && owned_tokens(run).next().is_some() {
-            f.frozen_runs
-                .entry(run.to_string())
-                .or_insert(FreezeReason::Config);
-        }
-    }
-    // A name that a configuration file spells as a hyphenated key (`target-version` of
-    // black's own `[tool.black]`) is the option the program reads that key into: the key
-    // stays (tool vocabulary), so the name does.
-    for run in &all_runs {
-        if hyphen_keys.contains(*run) && owned_tokens(run).next().is_some() {
             f.frozen_runs
                 .entry(run.to_string())
                 .or_insert(FreezeReason::Config);
