@@ -5,7 +5,7 @@
 # own `pip install -e .` in the view, and measure how much of the repository the view hides.
 #
 #   scripts/corpus.sh [--set work|held|all] [--only NAME] [--seed N] [--work DIR] [--native-only]
-#                     [--time-mounted N]
+#                     [--time-mounted N] [--mounted]
 #
 # --set picks the working set (default), the held-aside set or both (see docs/corpus.md: the
 # held-aside projects are measured once, at the end of a round of rule changes, so that no
@@ -17,7 +17,11 @@
 # the mount returning, interleaved with the original's runs; the first mount has a new state
 # directory, later ones keep it; with CORPUS_TIME_PREPARED=1 every mount has a state made
 # beforehand by `mount --prepare`, as at image build time), and logs the times (results in
-# NAME/timing/).
+# NAME/timing/). --mounted runs the view's side on the view as an agent meets it instead of
+# an export: `schrodinger mount` of a copy of the original (NAME/base/; what the tests write
+# goes through the view into the copy), its shadow `.git` for the side effects. An export is
+# a new directory, so it cannot keep the original's directory order (ext4 lists a large
+# directory in the hash order of its names, and the view's names differ); the mount keeps it.
 #
 # Views are built with default options. CORPUS_VIEW_OPTS adds view options to every export
 # and translate (e.g. CORPUS_VIEW_OPTS=--rename-pure-locals). CORPUS_FREEZE_DIR=DIR adds
@@ -30,6 +34,7 @@
 #   NAME/venv/           the test dependencies; the project itself is NOT installed; rebuilt
 #                        only when its pinned dependency list changes (NAME/venv/.deps)
 #   NAME/view/           `schrodinger export` of original, also made a git repository
+#                        (with --mounted: the mount point, unmounted after the report)
 #   NAME/results/        junit XML or runner logs, status of both trees, report.json
 #
 # Imports are arranged the same way on both sides: PYTHONPATH=<side>/<import root> (the view's
@@ -41,6 +46,7 @@ SEED=7
 ONLY=""
 NATIVE_ONLY=""
 TIME_REPS=""
+MOUNTED=""
 SET=work
 WORK=/var/tmp/schrodinger-corpus
 while [ $# -gt 0 ]; do
@@ -51,7 +57,8 @@ while [ $# -gt 0 ]; do
         --work) WORK="$2"; shift 2 ;;
         --native-only) NATIVE_ONLY=1; shift ;;
         --time-mounted) TIME_REPS="$2"; shift 2 ;;
-        -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+        --mounted) MOUNTED=1; shift ;;
+        -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
         *) echo "corpus.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -416,6 +423,26 @@ time_project() {
     log "timing $NAME: original ${orig[*]} s; mounted view ${view[*]} s; mounts ${mounts[*]} s"
 }
 
+# unmount_view: --mounted, the view of the last project taken down (also on exit)
+unmount_view() {
+    if [ -n "${DIR:-}" ] && mountpoint -q "$DIR/view" 2>/dev/null; then
+        "$BIN" unmount "$DIR/view" || umount -l "$DIR/view"
+    fi
+}
+
+# mount_view: --mounted, the view of a copy of the original mounted at $DIR/view
+mount_view() {
+    rm -rf "$DIR/base" "$DIR/state"
+    cp -a "$DIR/original" "$DIR/base"
+    mkdir -p "$DIR/view"
+    # shellcheck disable=SC2086
+    if ! "$BIN" mount --seed "$SEED" --python "$PY" ${VIEW_OPTS:-} --state "$DIR/state" \
+        "$DIR/base" "$DIR/view" 2>"$RES/mount.log"; then
+        failed "$NAME" "$1" "$2" mount "$RES/mount.log"
+        return 1
+    fi
+}
+
 # install_check SIDE: `pip install -e .` of a copy of that side in a throwaway venv
 install_check() {
     local side=$1 tmp rc names
@@ -457,7 +484,8 @@ run_project() {
         RES="$DIR/timing"
         rm -rf "$DIR/original" "$RES"
     else
-        rm -rf "$DIR/original" "$DIR/view" "$DIR/results"
+        unmount_view
+        rm -rf "$DIR/original" "$DIR/view" "$DIR/results" "$DIR/base" "$DIR/state"
     fi
     mkdir -p "$DIR/original" "$DIR/results" "$RES"
 
@@ -519,14 +547,17 @@ run_project() {
         return
     fi
 
-    # 3. the view, made a git repository too
+    # 3. the view, made a git repository too (or mounted, with its shadow `.git`)
     # shellcheck disable=SC2086
-    if ! "$BIN" export --seed "$SEED" --python "$PY" ${VIEW_OPTS:-} "$DIR/original" "$DIR/view" \
+    if [ -n "$MOUNTED" ]; then
+        mount_view "$version" "$set" || return
+    elif ! "$BIN" export --seed "$SEED" --python "$PY" ${VIEW_OPTS:-} "$DIR/original" "$DIR/view" \
         2>"$DIR/results/export.log"; then
         failed "$name" "$version" "$set" export "$DIR/results/export.log"
         return
+    else
+        commit_tree "$DIR/view" view >>"$DIR/results/export.log" 2>&1
     fi
-    commit_tree "$DIR/view" view >>"$DIR/results/export.log" 2>&1
     [ "$metadata" = yes ] && view_dist_info "$name" "$version" "$site"
 
     # 4./5. the same test command on both sides; view paths and labels are translated
@@ -557,7 +588,13 @@ run_project() {
         --seed "$SEED" --python "$PY" --name "$name" --version "$version" --set "$set" \
         --runner "$runner" --root "$root" --imports "$imports" --dir "$DIR" \
         2>"$DIR/results/report.log" || failed "$name" "$version" "$set" report "$DIR/results/report.log"
+    if [ -n "$MOUNTED" ]; then
+        unmount_view
+        rm -rf "$DIR/base" "$DIR/state"
+    fi
 }
+
+trap unmount_view EXIT
 
 ran=()
 for p in "${PROJECTS[@]}"; do
