@@ -231,7 +231,15 @@ impl Renamer {
         if self.code_idents.contains(run) {
             return true;
         }
-        index_stem(run).is_some_and(|stem| self.code_idents.contains(stem))
+        // A frozen name with an index stays with its name (`"foo_0"` beside the outside
+        // `foo`), as the name does; asked of the stem and of its image, so that the image's
+        // `"tie_0"` stays too and the swap stays an involution.
+        let frozen = |w: &str| self.frozen_runs.contains(w);
+        index_stem(run).is_some_and(|stem| {
+            self.code_idents.contains(stem)
+                && !frozen(stem)
+                && !self.image(stem).is_some_and(|img| frozen(&img))
+        })
     }
 
     /// Whether `run` is in one case only (digits and `_` aside), not a single lower-case word
@@ -416,8 +424,13 @@ impl Renamer {
         let mut out = String::with_capacity(run.len() + 8);
         let mut i = 0;
         while i < pieces.len() {
-            // The longest span from here that spells a code name or a frozen name.
-            let span = longest(i).find_map(|j| code_at(i, j).or_else(|| frozen_at(i, j)));
+            // The longest span from here that spells a code name or a frozen name. Past the
+            // start, a name begins at a word: the separator before it is no part of it
+            // (wtforms' `"subforms_0_foo"` holds no `_foo`, a private name of its own).
+            let at_word = i == 0 || matches!(pieces[i], Piece::Word(..));
+            let span = at_word
+                .then(|| longest(i).find_map(|j| code_at(i, j).or_else(|| frozen_at(i, j))))
+                .flatten();
             if let Some((j, s, evidence)) = span {
                 joined |= evidence;
                 out.push_str(&s);
@@ -1560,15 +1573,16 @@ dew = 1
     /// name are an index too (`"subforms0"`, as pytest numbers the cases of an argument).
     #[test]
     fn a_code_name_with_an_index_follows_the_name() {
-        // `foo` is frozen, and its token's image `tie` is a code name of its own.
+        // `foo` is frozen, its token's image `tie` is a code name of its own, and so is the
+        // private `_foo`.
         let r = Renamer::new(
             [("subforms", "trotting"), ("item", "gadget"), ("foo", "tie")],
             ["foo"],
-            ["subforms", "foo", "tie"],
+            ["subforms", "foo", "tie", "_foo"],
         )
         .unwrap();
-        let orig = "a = ['subforms_0', 'subforms_12_foo', 'subforms_1_2', 'item_0', 'subforms0']\n";
-        let view = "a = ['trotting_0', 'trotting_12_foo', 'trotting_1_2', 'item_0', 'trotting0']\n";
+        let orig = "a = ['subforms_0', 'subforms_12_foo', 'subforms_1_2', 'item_0', 'subforms0', 'foo_0']\n";
+        let view = "a = ['trotting_0', 'trotting_12_foo', 'trotting_1_2', 'item_0', 'trotting0', 'foo_0']\n";
         assert_eq!(swap_py(&r, orig), view);
         assert_eq!(swap_py(&r, view), orig, "both directions agree");
     }
