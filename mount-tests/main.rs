@@ -26,3 +26,4 @@ mod trace;
 mod unittest;
 mod views;
 mod writes;
+mod xattrs;

@@ -460,39 +460,43 @@ impl Filesystem for FuseFs {
         }
     }
 
-    // Extended attributes are not part of the view. ENOSYS makes the kernel stop asking
-    // (it remembers, per connection) and answer EOPNOTSUPP itself; answered here so that the
-    // refusal is not logged as a missing handler.
-    fn getxattr(
-        &self,
-        _req: &Request,
-        _ino: INodeNo,
-        _name: &OsStr,
-        _size: u32,
-        reply: ReplyXattr,
-    ) {
-        reply.error(Errno::ENOSYS);
+    // Extended attributes of the `user.` namespace pass through (`fs::xattrs`); sizes follow
+    // the kernel's protocol: a request of size 0 asks how large the answer is.
+    fn getxattr(&self, _req: &Request, ino: INodeNo, name: &OsStr, size: u32, reply: ReplyXattr) {
+        match self.fs.getxattr(ino.0, name) {
+            Ok(v) => reply_sized(reply, size, &v),
+            Err(e) => reply.error(errno(&e)),
+        }
     }
 
-    fn listxattr(&self, _req: &Request, _ino: INodeNo, _size: u32, reply: ReplyXattr) {
-        reply.error(Errno::ENOSYS);
+    fn listxattr(&self, _req: &Request, ino: INodeNo, size: u32, reply: ReplyXattr) {
+        match self.fs.listxattr(ino.0) {
+            Ok(v) => reply_sized(reply, size, &v),
+            Err(e) => reply.error(errno(&e)),
+        }
     }
 
     fn setxattr(
         &self,
         _req: &Request,
-        _ino: INodeNo,
-        _name: &OsStr,
-        _value: &[u8],
-        _flags: i32,
+        ino: INodeNo,
+        name: &OsStr,
+        value: &[u8],
+        flags: i32,
         _position: u32,
         reply: ReplyEmpty,
     ) {
-        reply.error(Errno::ENOSYS);
+        match self.fs.setxattr(ino.0, name, value, flags) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
     }
 
-    fn removexattr(&self, _req: &Request, _ino: INodeNo, _name: &OsStr, reply: ReplyEmpty) {
-        reply.error(Errno::ENOSYS);
+    fn removexattr(&self, _req: &Request, ino: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        match self.fs.removexattr(ino.0, name) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
     }
 
     fn ioctl(
@@ -614,6 +618,21 @@ impl Filesystem for FuseFs {
 }
 
 /// The errno a request's result is answered with (0 for success), for its trace record.
+/// An extended attribute's value or name list: its size when asked with size 0, ERANGE when
+/// it does not fit the size given.
+fn reply_sized(reply: ReplyXattr, size: u32, v: &[u8]) {
+    let Ok(len) = u32::try_from(v.len()) else {
+        return reply.error(Errno::E2BIG);
+    };
+    if size == 0 {
+        reply.size(len);
+    } else if len > size {
+        reply.error(Errno::ERANGE);
+    } else {
+        reply.data(v);
+    }
+}
+
 fn errno_of<T>(r: &Result<T, FsError>) -> i32 {
     r.as_ref().err().map_or(0, |e| e.errno)
 }

@@ -194,6 +194,7 @@ pub fn write_atomic(
             let _ = std::os::unix::fs::fchown(&f, Some(uid), Some(gid));
         }
         f.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
+        super::xattrs::copy_user(path, &f);
         if durability == Durability::Synced {
             f.sync_all()?;
         }

@@ -60,6 +60,7 @@ pub mod saved_state;
 pub mod testing;
 pub mod watch;
 mod writeback;
+mod xattrs;
 
 #[cfg(test)]
 mod tests;
