@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
         --native-only) NATIVE_ONLY=1; shift ;;
         --time-mounted) TIME_REPS="$2"; shift 2 ;;
         --mounted) MOUNTED=1; shift ;;
-        -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
         *) echo "corpus.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
