@@ -617,7 +617,6 @@ impl Filesystem for FuseFs {
     }
 }
 
-/// The errno a request's result is answered with (0 for success), for its trace record.
 /// An extended attribute's value or name list: its size when asked with size 0, ERANGE when
 /// it does not fit the size given.
 fn reply_sized(reply: ReplyXattr, size: u32, v: &[u8]) {
@@ -633,6 +632,7 @@ fn reply_sized(reply: ReplyXattr, size: u32, v: &[u8]) {
     }
 }
 
+/// The errno a request's result is answered with (0 for success), for its trace record.
 fn errno_of<T>(r: &Result<T, FsError>) -> i32 {
     r.as_ref().err().map_or(0, |e| e.errno)
 }

@@ -10,7 +10,7 @@
 //! listing names `user.` attributes only. Calls never follow a symlink (the `l` forms), as
 //! every other request on a link does.
 
-use std::ffi::{CString, OsStr};
+use std::ffi::{CStr, CString, OsStr};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -58,6 +58,35 @@ fn sized(what: &str, mut fill: impl FnMut(&mut [u8]) -> isize) -> FsResult<Vec<u
     ))
 }
 
+/// The value of attribute `name` of the file at `path` (the link itself for a symlink).
+fn value(path: &CStr, name: &CStr) -> FsResult<Vec<u8>> {
+    sized("getxattr", |buf| {
+        // SAFETY: `path` and `name` are NUL-terminated; `buf` is valid for `buf.len()` bytes
+        // (an empty slice with length 0 asks for the size and writes nothing).
+        unsafe {
+            libc::lgetxattr(
+                path.as_ptr(),
+                name.as_ptr(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
+        }
+    })
+}
+
+/// The `user.` attribute names of the file at `path`, without their NULs.
+fn user_names(path: &CStr) -> FsResult<Vec<CString>> {
+    let all = sized("listxattr", |buf| {
+        // SAFETY: `path` is NUL-terminated; `buf` is valid for `buf.len()` bytes.
+        unsafe { libc::llistxattr(path.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) }
+    })?;
+    Ok(all
+        .split(|b| *b == 0)
+        .filter(|n| is_user(OsStr::from_bytes(n)))
+        .filter_map(|n| CString::new(n).ok())
+        .collect())
+}
+
 /// Gives `to` (the temporary file of an atomic write-back, `content::write_atomic`) the
 /// `user.` attributes of `from`, the file it replaces, so that a rewrite keeps them as an
 /// in-place write would. Best effort: a file system without attributes has none to copy,
@@ -65,29 +94,9 @@ fn sized(what: &str, mut fill: impl FnMut(&mut [u8]) -> isize) -> FsResult<Vec<u
 pub(super) fn copy_user(from: &Path, to: &std::fs::File) {
     use std::os::fd::AsRawFd;
     let Ok(path) = c_path(from) else { return };
-    let names = match sized("listxattr", |buf| {
-        // SAFETY: `path` is NUL-terminated; `buf` is valid for `buf.len()` bytes.
-        unsafe { libc::llistxattr(path.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) }
-    }) {
-        Ok(n) => n,
-        Err(_) => return,
-    };
-    for name in names.split(|b| *b == 0).filter(|n| !n.is_empty()) {
-        if !is_user(OsStr::from_bytes(name)) {
-            continue;
-        }
-        let Ok(n) = CString::new(name) else { continue };
-        let Ok(value) = sized("getxattr", |buf| {
-            // SAFETY: as in `ViewFs::getxattr`.
-            unsafe {
-                libc::lgetxattr(
-                    path.as_ptr(),
-                    n.as_ptr(),
-                    buf.as_mut_ptr().cast(),
-                    buf.len(),
-                )
-            }
-        }) else {
+    let Ok(names) = user_names(&path) else { return };
+    for n in names {
+        let Ok(value) = value(&path, &n) else {
             continue;
         };
         // SAFETY: `to` is an open file, so its descriptor is valid for the call; `n` is
@@ -105,7 +114,7 @@ pub(super) fn copy_user(from: &Path, to: &std::fs::File) {
             tracing::warn!(
                 "write-back of {} dropped attribute {}: {}",
                 from.display(),
-                String::from_utf8_lossy(name),
+                n.to_string_lossy(),
                 io::Error::last_os_error()
             );
         }
@@ -124,35 +133,14 @@ impl ViewFs {
         if !is_user(name) {
             return Err(FsError::new(libc::ENODATA, "not a user. attribute"));
         }
-        let path = self.xattr_path(ino)?;
-        let n = c_name(name)?;
-        sized("getxattr", |buf| {
-            // SAFETY: `path` and `n` are NUL-terminated; `buf` is valid for `buf.len()` bytes
-            // (an empty slice with length 0 asks for the size and writes nothing).
-            unsafe {
-                libc::lgetxattr(
-                    path.as_ptr(),
-                    n.as_ptr(),
-                    buf.as_mut_ptr().cast(),
-                    buf.len(),
-                )
-            }
-        })
+        value(&self.xattr_path(ino)?, &c_name(name)?)
     }
 
     /// The `user.` attribute names of node `ino`, each followed by a NUL.
     pub fn listxattr(&self, ino: u64) -> FsResult<Vec<u8>> {
-        let path = self.xattr_path(ino)?;
-        let all = sized("listxattr", |buf| {
-            // SAFETY: `path` is NUL-terminated; `buf` is valid for `buf.len()` bytes.
-            unsafe { libc::llistxattr(path.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) }
-        })?;
-        let mut out = Vec::with_capacity(all.len());
-        for name in all.split(|b| *b == 0).filter(|n| !n.is_empty()) {
-            if is_user(OsStr::from_bytes(name)) {
-                out.extend_from_slice(name);
-                out.push(0);
-            }
+        let mut out = Vec::new();
+        for n in user_names(&self.xattr_path(ino)?)? {
+            out.extend_from_slice(n.as_bytes_with_nul());
         }
         Ok(out)
     }
