@@ -198,3 +198,50 @@ fn edits_after_the_first_read_back_after_remount() {
     }
     m.unmount();
 }
+
+/// Laws 4 and 9 through `fs/settle.rs`, as `sed -i` and editors save (a temp file renamed
+/// over the file): the write-back of a reordered file may leave it in the view's order, and an
+/// fsync of the file settles it before returning, so the original then differs from its
+/// commit by exactly the added line, with the view unmounted or not; the view shows what was
+/// written throughout.
+#[test]
+fn a_saved_edit_is_settled_when_fsync_returns() {
+    let test = "a_saved_edit_is_settled_when_fsync_returns";
+    let seed = 51;
+    let repo = Repo::sample();
+    let rel = "bookmobile/rules/fines.py";
+    let view_rel = repo.view_path(seed, rel);
+    let Some(m) = repo.mount(test, "mnt", seed) else {
+        return;
+    };
+    let view = fs::read_to_string(m.path(&view_rel)).unwrap();
+    let back = repo.translate(seed, "original", &view);
+    let orig = fs::read_to_string(repo.orig.join(rel)).unwrap();
+    assert_ne!(
+        def_names(&back),
+        def_names(&orig),
+        "{rel} must be reordered in the view under seed {seed}"
+    );
+    let text = format!("# saved through the view\n{view}");
+    let tmp = m.path(&view_rel).with_extension("tmp-save");
+    fs::write(&tmp, &text).unwrap();
+    fs::rename(&tmp, m.path(&view_rel)).unwrap();
+    assert_eq!(fs::read_to_string(m.path(&view_rel)).unwrap(), text);
+    fs::File::open(m.path(&view_rel))
+        .unwrap()
+        .sync_all()
+        .unwrap();
+    let diff = run_ok(git(&repo.orig).args(["diff", "-U0", "--", rel]));
+    let changed: Vec<&str> = diff
+        .lines()
+        .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++"))
+        .filter(|l| !l.starts_with("---"))
+        .collect();
+    assert_eq!(changed, ["+# saved through the view"], "{diff}");
+    assert_eq!(fs::read_to_string(m.path(&view_rel)).unwrap(), text);
+    m.unmount();
+    assert_eq!(
+        run_ok(git(&repo.orig).args(["diff", "-U0", "--", rel])),
+        diff
+    );
+}

@@ -135,6 +135,8 @@ pub fn spawn(
         std::thread::Builder::new()
             .name("schrodinger-flush".into())
             .spawn(move || flushing.run_deferred_flusher())?;
+        // The flusher settles what write-backs leave in the view's order.
+        fs.settle_later();
     }
     if watched {
         fs.serve_by_inode();

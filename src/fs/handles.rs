@@ -392,6 +392,9 @@ impl ViewFs {
             // Whatever is still buffered goes out like any write-back; the syncs below make
             // it, and the earlier unsynced write-backs, durable.
             self.flush_unheld(ino, Durability::KillSafe)?;
+            if let Backing::Original(rel) = &back {
+                self.settle_now(rel)?;
+            }
         }
         let eio = |what: &str, e| FsError::eio(format!("fsync {what}"), e);
         self.open_backing(&back, false)?

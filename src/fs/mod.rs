@@ -22,7 +22,9 @@
 //!   because re-translating a 50 MB file once per 1 MB chunk would be quadratic. These
 //!   per-write write-backs are kill-safe (temp + rename) but not fsynced; fsync(2) syncs the
 //!   file, and closes of handles and the unmount write back synced
-//!   ([`Durability`]).
+//!   ([`Durability`]). A kill-safe write-back of a Python file may leave Level 3's inverse
+//!   to the flusher (`settle.rs`): the original then holds the view's order until settled,
+//!   at the latest before an fsync of the file or the unmount returns.
 //!
 //! - tool output: names of `transform::is_tool_output` created in the view live in scratch
 //!   (unless the original has them); a rename between scratch and the original copies the
@@ -31,12 +33,14 @@
 //!   checkout -- FILE`), at the same place or, as a move, elsewhere with mostly the same
 //!   lines, is written back as an edit of the removed one, so Level 3 keeps its order.
 //!
-//! Lock order: `writeback` -> `state` -> `cache`; transforms run outside `state`.
+//! Lock order: `writeback` -> `state` -> `cache`, and `writeback` -> `deferred` -> `unsettled`;
+//! transforms run outside `state`.
 //!
 //! The parts, each an `impl ViewFs` with its own note: this file holds the type, its state,
 //! construction, the background scan and the name and content translation every part uses;
 //! `namespace.rs` lookups and single-entry changes, `rename.rs` renames, `dir.rs` listings,
-//! `handles.rs` opens, reads and writes, `writeback.rs` the write-back (law 9), `attrs.rs`
+//! `handles.rs` opens, reads and writes, `writeback.rs` the write-back (law 9), `settle.rs`
+//! write-backs settled after they return, `attrs.rs`
 //! stat and setattr; `inode.rs` the inode table, `content.rs` the content cache and atomic
 //! writes, `links.rs` symlink targets, `watch.rs` the watcher of the original.
 
@@ -56,6 +60,7 @@ mod rename;
 pub mod rendered;
 mod routing;
 pub mod saved_state;
+mod settle;
 #[doc(hidden)]
 pub mod testing;
 pub mod watch;
@@ -441,6 +446,11 @@ pub struct ViewFs {
     /// Inodes whose handle-less writes wait for the deferred flusher.
     deferred: Mutex<std::collections::BTreeSet<u64>>,
     deferred_cv: parking_lot::Condvar,
+    /// Write-backs may leave Level 3's inverse for the flusher (`settle.rs`).
+    settling: std::sync::atomic::AtomicBool,
+    /// Original paths written in the view's order, waiting to be settled (`settle.rs`);
+    /// taken under `deferred`, so the flusher never misses one.
+    unsettled: Mutex<std::collections::BTreeSet<PathBuf>>,
     /// Originals of files unlinked through the view, by original path (see
     /// [`ViewFs::unlink`]): a file created again under the same name is written back as an
     /// edit of what it replaced.
@@ -555,6 +565,8 @@ impl ViewFs {
             by_inode: std::sync::atomic::AtomicBool::new(false),
             deferred: Mutex::new(std::collections::BTreeSet::new()),
             deferred_cv: parking_lot::Condvar::new(),
+            settling: std::sync::atomic::AtomicBool::new(false),
+            unsettled: Mutex::new(std::collections::BTreeSet::new()),
             unlinked: Mutex::new(std::collections::VecDeque::new()),
             appending: appending::Appending::default(),
             shadow_pending: Mutex::new(options.shadow_pending),
@@ -562,6 +574,8 @@ impl ViewFs {
             rendered: options.rendered.as_ref().and_then(rendered::Rendered::load),
             rendered_file: options.rendered,
         };
+        // Left unsettled by a daemon that did not unmount: settled by this one.
+        fs.unsettled.lock().extend(fs.transform.unsettled());
         if let Some(r) = &fs.rendered {
             tracing::info!(
                 files = r.len(),

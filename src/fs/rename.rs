@@ -333,7 +333,7 @@ impl ViewFs {
         let orig = if unchanged {
             base
         } else {
-            self.to_original_content(rel, view, Some(&base))?
+            self.to_original_killsafe(rel, view, Some(&base))?
         };
         if orig != current {
             write_atomic(

@@ -199,6 +199,7 @@ mod tests {
             base: None,
             base_blob: None,
             base_layout: None,
+            unsettled: false,
         }
     }
 

@@ -83,28 +83,45 @@ impl ViewFs {
     }
 
     /// The deferred flusher's loop (see [`ViewFs::write_ino`]); returns at unmount.
+    /// It also settles the originals written in the view's order (`settle.rs`), after the
+    /// deferred write-backs.
     pub fn run_deferred_flusher(&self) {
         loop {
-            let ino = {
+            let job = {
                 let mut d = self.deferred.lock();
                 loop {
                     if self.closing.load(std::sync::atomic::Ordering::SeqCst) {
                         return;
                     }
                     if let Some(ino) = d.pop_first() {
-                        break ino;
+                        break Ok(ino);
+                    }
+                    if let Some(rel) = self.next_unsettled() {
+                        break Err(rel);
                     }
                     self.deferred_cv.wait(&mut d);
                 }
             };
-            if let Err(e) = self.flush_unheld(ino, Durability::KillSafe) {
-                // The buffer stays dirty: the next write, an fsync or the unmount retries.
-                tracing::error!("deferred write-back failed: {e}");
+            match job {
+                Ok(ino) => {
+                    if let Err(e) = self.flush_unheld(ino, Durability::KillSafe) {
+                        // The buffer stays dirty: the next write, an fsync or the unmount
+                        // retries.
+                        tracing::error!("deferred write-back failed: {e}");
+                    }
+                }
+                Err(rel) => {
+                    if let Err(e) = self.settle(&rel) {
+                        // Left in the view's order, which the view shows: nothing is lost.
+                        tracing::error!("settling {}: {e}", rel.display());
+                    }
+                }
             }
         }
     }
 
-    /// Write every dirty buffer back (at unmount). Returns the first error.
+    /// Write every dirty buffer back and settle every original left in the view's order
+    /// (at unmount). Returns the first error.
     pub fn flush_all(&self) -> FsResult<()> {
         let inos: Vec<u64> = self.state.lock().buffers.keys().copied().collect();
         let mut first = Ok(());
@@ -116,7 +133,8 @@ impl ViewFs {
                 }
             }
         }
-        first
+        let settled = self.settle_all();
+        first.and(settled)
     }
 
     /// The original of a file written as new (created, or emptied then written: `git
@@ -229,6 +247,9 @@ impl ViewFs {
                     .original(self.transform.as_ref(), &rel, base.as_deref(), &data)
                 {
                     Some(o) => o,
+                    None if durability == Durability::KillSafe => {
+                        self.to_original_killsafe(&rel, &data, base.as_deref())?
+                    }
                     None => self.to_original_content(&rel, &data, base.as_deref())?,
                 }
             }

@@ -225,6 +225,32 @@ pub fn validate(original: &[u8], layout: &Layout) -> Result<(), String> {
     Ok(())
 }
 
+/// The steps of [`LayoutStore::settle_step`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettleStep {
+    Begin,
+    Commit,
+    Abort,
+}
+
+/// A settled original computed by [`LayoutStore::settle`], not yet remembered.
+#[derive(Debug, Clone)]
+pub struct Settled {
+    /// Digest of the unsettled original it replaces.
+    from: String,
+    original: Vec<u8>,
+    layout: Layout,
+    anchor: Base,
+    anchor_planned: bool,
+}
+
+impl Settled {
+    /// The settled original's bytes.
+    pub fn original(&self) -> &[u8] {
+        &self.original
+    }
+}
+
 /// The remembered layout of one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileLayout {
@@ -247,6 +273,11 @@ pub struct FileLayout {
     pub base_blob: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_layout: Option<Layout>,
+    /// The original is in the view's order, written by a write-back that left the inverse
+    /// against the base for later (`LayoutStore::to_original_unsettled`); a later mount
+    /// settles it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsettled: bool,
 }
 
 /// The original content and layout a file had before the first write through the view.
@@ -307,6 +338,27 @@ struct Entry {
     /// The layout is `plan(path, original)`: a fresh plan gives it again, so it need not be
     /// saved (the saved state holds only what writes and renames made).
     planned: bool,
+    /// `Some(anchor_planned)` while the original is the view in its own order, written
+    /// without the inverse (`to_original_unsettled`), until `settle` inverts it against
+    /// `base`; `anchor_planned` says whether the base was a fresh plan.
+    pending: Option<bool>,
+    /// Another version of the original (digest and layout) that shows the same view: the
+    /// other side of a settle (`settle_step`), for a reader that read the file just before
+    /// or after the settle replaced it. Never saved.
+    alias: Option<(String, Layout)>,
+}
+
+impl Entry {
+    /// The layout for the original whose digest is `hash`, if this entry has one.
+    fn layout_for(&self, hash: &str) -> Option<&Layout> {
+        if self.hash == hash {
+            return Some(&self.layout);
+        }
+        self.alias
+            .as_ref()
+            .filter(|(h, _)| h == hash)
+            .map(|(_, l)| l)
+    }
 }
 
 /// A base with the digest of its original bytes, the name it is saved under: a base never
@@ -396,6 +448,7 @@ fn saved_form(path: &[u8], e: &Entry) -> Option<FileLayout> {
         base: None,
         base_blob: e.base.as_ref().map(|b| b.sha.clone()),
         base_layout: e.base.as_ref().map(|b| b.file.layout.clone()),
+        unsettled: e.pending.is_some(),
     })
 }
 
@@ -483,6 +536,9 @@ impl LayoutStore {
                     },
                     _ => None,
                 };
+                // Without its base an unsettled original cannot be settled: it stays in
+                // the view's order, which is what the view shows.
+                let pending = (f.unsettled && base.is_some()).then_some(false);
                 (
                     f.path,
                     Entry {
@@ -490,6 +546,8 @@ impl LayoutStore {
                         layout: f.layout,
                         base,
                         planned: false,
+                        pending,
+                        alias: None,
                     },
                 )
             })
@@ -542,20 +600,21 @@ impl LayoutStore {
     /// these bytes, else a fresh plan (remembered from now on).
     pub fn layout(&self, path: &[u8], original: &[u8]) -> Layout {
         let hash = digest(original);
-        if let Some(e) = self.files.lock().get(path) {
-            if e.hash == hash {
-                return e.layout.clone();
-            }
+        if let Some(l) = self
+            .files
+            .lock()
+            .get(path)
+            .and_then(|e| e.layout_for(&hash))
+        {
+            return l.clone();
         }
         // Planned without the lock (it parses the file); a layout stored for the same content
         // meanwhile (a rename carrying its layout, a write-back) wins over the fresh plan, or
         // a file moved while the background scan renders it would take the new path's order.
         let planned = self.plan_of(path, original, &hash);
         let mut files = self.files.lock();
-        if let Some(e) = files.get(path) {
-            if e.hash == hash {
-                return e.layout.clone();
-            }
+        if let Some(l) = files.get(path).and_then(|e| e.layout_for(&hash)) {
+            return l.clone();
         }
         files.put(
             path.to_vec(),
@@ -564,6 +623,8 @@ impl LayoutStore {
                 layout: planned.clone(),
                 base: None,
                 planned: true,
+                pending: None,
+                alias: None,
             },
         );
         planned
@@ -578,7 +639,14 @@ impl LayoutStore {
     /// for a new file). Remembers the new layout, so `to_view` of the result gives back
     /// exactly `view`.
     pub fn to_original(&self, path: &[u8], view: &[u8], base_original: Option<&[u8]>) -> Vec<u8> {
-        let current = base_original.unwrap_or(b"");
+        let (anchor, anchor_planned) = self.anchor_of(path, base_original.unwrap_or(b""));
+        self.inverted(path, anchor, anchor_planned, view)
+    }
+
+    /// The base a write of `path`, whose original is now `current`, is inverted against
+    /// (every write of a file against the first base, which makes the result
+    /// path-independent), and whether it is a fresh plan.
+    fn anchor_of(&self, path: &[u8], current: &[u8]) -> (Base, bool) {
         let hash = digest(current);
         let known = self
             .files
@@ -586,9 +654,9 @@ impl LayoutStore {
             .get(path)
             .filter(|e| e.hash == hash)
             .map(|e| (e.layout.clone(), e.base.clone(), e.planned));
-        // A base made here is the current original, whose digest is `hash`.
-        let (anchor, anchor_planned) = match known {
+        match known {
             Some((_, Some(base), _)) => (base, false),
+            // A base made here is the current original, whose digest is `hash`.
             Some((layout, None, planned)) => (
                 Base {
                     file: BaseFile {
@@ -610,7 +678,11 @@ impl LayoutStore {
                 },
                 true,
             ),
-        };
+        }
+    }
+
+    /// The original of `view` inverted against `anchor`, its layout remembered.
+    fn inverted(&self, path: &[u8], anchor: Base, anchor_planned: bool, view: &[u8]) -> Vec<u8> {
         let (original, layout) = inverse(&anchor.file.original, &anchor.file.layout, view);
         let pristine = original == anchor.file.original && layout == anchor.file.layout;
         self.files.lock().put(
@@ -623,9 +695,126 @@ impl LayoutStore {
                 // the saved state does not grow (and need not be written again) when a tool
                 // rewrites files unchanged.
                 planned: pristine && anchor_planned,
+                pending: None,
+                alias: None,
             },
         );
         original
+    }
+
+    /// [`LayoutStore::to_original`] without the inverse, for a write-back that must not wait
+    /// for it (two parses of the file): the original takes the view's own order (an identity
+    /// layout, so `to_view` gives back exactly `view`), and the entry keeps the base the
+    /// inverse would use, so that [`LayoutStore::settle`] gives exactly what `to_original`
+    /// would have given here (the inverse depends on the base and the final view alone).
+    /// A view that is its base's view is its base's original at once.
+    pub fn to_original_unsettled(
+        &self,
+        path: &[u8],
+        view: &[u8],
+        base_original: Option<&[u8]>,
+    ) -> Vec<u8> {
+        let (anchor, anchor_planned) = self.anchor_of(path, base_original.unwrap_or(b""));
+        if render(&anchor.file.original, &anchor.file.layout) == view {
+            // What the inverse gives for its base's own view (law 1, which `plan` checks for
+            // every layout it returns and `inverse` keeps for every layout it returns).
+            self.files.lock().put(
+                path.to_vec(),
+                Entry {
+                    hash: anchor.sha.clone(),
+                    layout: anchor.file.layout.clone(),
+                    base: None,
+                    planned: anchor_planned,
+                    pending: None,
+                    alias: None,
+                },
+            );
+            return anchor.file.original;
+        }
+        self.files.lock().put(
+            path.to_vec(),
+            Entry {
+                hash: digest(view),
+                layout: Layout::identity(split_lines(view).len()),
+                base: Some(anchor),
+                planned: false,
+                pending: Some(anchor_planned),
+                alias: None,
+            },
+        );
+        view.to_vec()
+    }
+
+    /// The settled form of `path`, whose original now is `original`, when that is still what
+    /// [`LayoutStore::to_original_unsettled`] wrote: what `to_original` gives for the same
+    /// view (its new layout renders it to the same view, so the view does not change).
+    /// Computed without changing the store (it parses the file); [`LayoutStore::settle_step`]
+    /// puts it in place. `None` when there is nothing to settle.
+    pub fn settle(&self, path: &[u8], original: &[u8]) -> Option<Settled> {
+        let hash = digest(original);
+        let (anchor, anchor_planned) = {
+            let files = self.files.lock();
+            let e = files.get(path).filter(|e| e.hash == hash)?;
+            (e.base.clone()?, e.pending?)
+        };
+        // The identity layout: the view (in original names) is the original itself.
+        let (settled, layout) = inverse(&anchor.file.original, &anchor.file.layout, original);
+        Some(Settled {
+            from: hash,
+            original: settled,
+            layout,
+            anchor,
+            anchor_planned,
+        })
+    }
+
+    /// One step of putting a settled form in place, which the caller does around replacing
+    /// the original's bytes (under its write-back lock): `Begin` before (the settled bytes
+    /// get their layout as an alias, for a reader that reads them before `Commit`), `Commit`
+    /// after (the settled form is the file's, the unsettled bytes its alias, for a reader
+    /// that read them before), `Abort` when the bytes could not be replaced. Whether the
+    /// step was taken: false when a write-back changed the file since `settle`.
+    pub fn settle_step(&self, path: &[u8], s: &Settled, step: SettleStep) -> bool {
+        let mut files = self.files.lock();
+        let Some(e) = files
+            .map
+            .get_mut(path)
+            .filter(|e| e.hash == s.from && e.pending.is_some())
+        else {
+            return false;
+        };
+        match step {
+            SettleStep::Begin => e.alias = Some((digest(&s.original), s.layout.clone())),
+            SettleStep::Abort => e.alias = None,
+            SettleStep::Commit => {
+                let unsettled = (e.hash.clone(), e.layout.clone());
+                let pristine =
+                    s.original == s.anchor.file.original && s.layout == s.anchor.file.layout;
+                files.put(
+                    path.to_vec(),
+                    Entry {
+                        hash: digest(&s.original),
+                        layout: s.layout.clone(),
+                        base: (!pristine).then(|| s.anchor.clone()),
+                        planned: pristine && s.anchor_planned,
+                        pending: None,
+                        alias: Some(unsettled),
+                    },
+                );
+            }
+        }
+        true
+    }
+
+    /// Paths whose originals wait for [`LayoutStore::settle`].
+    pub fn unsettled(&self) -> Vec<Vec<u8>> {
+        let files = self.files.lock();
+        files
+            .map
+            .iter()
+            .filter(|(_, e)| e.pending.is_some())
+            .map(|(p, _)| p.clone())
+            .collect()
     }
 
     /// The digests of the bases the saved state refers to (`FileLayout::base_blob`).

@@ -28,7 +28,9 @@ pub mod statement;
 pub mod tokens;
 
 use std::ffi::{OsStr, OsString};
-use std::path::Path;
+use std::os::unix::ffi::OsStringExt;
+
+use std::path::{Path, PathBuf};
 
 /// Why a view name or content cannot be taken back to the original.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
@@ -82,6 +84,41 @@ pub trait Transform: Send + Sync + 'static {
         _view: &[u8],
     ) -> Option<Vec<u8>> {
         None
+    }
+    /// `content_to_original` for a write-back that must not wait for Level 3's inverse (two
+    /// parses of the file): the original in the view's own order, which shows exactly `view`
+    /// until [`Transform::settle`] puts it in the order `content_to_original` would have
+    /// given. `None` when the transform has no such cheaper form for this path (the caller
+    /// inverts the whole view).
+    fn content_to_original_unsettled(
+        &self,
+        _orig_rel: &Path,
+        _view: &[u8],
+        _base_original: Option<&[u8]>,
+    ) -> Option<Vec<u8>> {
+        None
+    }
+    /// The settled form of `orig_rel`, whose original is now `original`, if
+    /// `content_to_original_unsettled` wrote it and nothing wrote it since: the bytes
+    /// `content_to_original` would have given, which show the same view. Computed without
+    /// changing the transform's state; [`Transform::settle_step`] puts it in place.
+    fn settle(&self, _orig_rel: &Path, _original: &[u8]) -> Option<layout::Settled> {
+        None
+    }
+    /// A step of putting a settled form in place around the caller's replacing of the
+    /// original (`LayoutStore::settle_step`); false when the file was written since `settle`
+    /// and the form is stale.
+    fn settle_step(
+        &self,
+        _orig_rel: &Path,
+        _settled: &layout::Settled,
+        _step: layout::SettleStep,
+    ) -> bool {
+        false
+    }
+    /// Paths (original, relative) waiting for [`Transform::settle`].
+    fn unsettled(&self) -> Vec<PathBuf> {
+        Vec::new()
     }
     /// State to keep across mounts (Level 3 layouts); `None` when stateless.
     fn save_state(&self) -> Option<layout::LayoutState> {
@@ -302,6 +339,53 @@ impl Transform for Composite {
         self.l2
             .as_ref()?
             .swap_appended(path, prev_view, prev_original, view)
+    }
+
+    /// Level 4 rewrites the text Level 3 orders, so only views without it settle later.
+    fn content_to_original_unsettled(
+        &self,
+        orig_rel: &Path,
+        view: &[u8],
+        base_original: Option<&[u8]>,
+    ) -> Option<Vec<u8>> {
+        let path = orig_rel.as_os_str().as_encoded_bytes();
+        let store = self.l3.as_ref().filter(|_| self.l4.is_none())?;
+        if !layout::is_python_name(path) {
+            return None;
+        }
+        let renamed = match &self.l2 {
+            Some(r) => r.swap_content(path, view),
+            None => std::borrow::Cow::Borrowed(view),
+        };
+        Some(store.to_original_unsettled(path, &renamed, base_original))
+    }
+
+    fn settle(&self, orig_rel: &Path, original: &[u8]) -> Option<layout::Settled> {
+        let store = self.l3.as_ref().filter(|_| self.l4.is_none())?;
+        store.settle(orig_rel.as_os_str().as_encoded_bytes(), original)
+    }
+
+    fn settle_step(
+        &self,
+        orig_rel: &Path,
+        settled: &layout::Settled,
+        step: layout::SettleStep,
+    ) -> bool {
+        self.l3.as_ref().is_some_and(|store| {
+            store.settle_step(orig_rel.as_os_str().as_encoded_bytes(), settled, step)
+        })
+    }
+
+    fn unsettled(&self) -> Vec<PathBuf> {
+        self.l3
+            .as_ref()
+            .map(|s| {
+                s.unsettled()
+                    .into_iter()
+                    .map(|p| PathBuf::from(OsString::from_vec(p)))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn base_matters(&self, orig_rel: &Path) -> bool {
