@@ -103,6 +103,9 @@ impl ViewFs {
                 .set_len(size)
                 .map_err(|e| FsError::io(format!("truncate {}", path.display()), e));
         };
+        if size == 0 {
+            self.settle_before_removal(rel)?;
+        }
         // As for a write (`ViewFs::write_ino`): the view read here is in the original before
         // any other write-back runs.
         let _wb = self.writeback.lock();

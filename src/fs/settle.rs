@@ -84,11 +84,21 @@ impl ViewFs {
     /// lock throughout: the flusher may be settling the same file, and this must not return
     /// before one of the two has.
     pub(super) fn settle_now(&self, rel: &Path) -> FsResult<()> {
+        if !self.transform.is_unsettled(rel) {
+            return Ok(());
+        }
         let _wb = self.writeback.lock();
         if let Some(p) = self.prepare_settle(rel)? {
             self.finish_settle(rel, p)?;
         }
         Ok(())
+    }
+
+    /// Settle `rel` before it is removed or emptied: what it held is kept as what the next
+    /// file written there is inverted against (`ViewFs::rewritten`), which must be in the
+    /// original's order, as the write-back inverting at once leaves it.
+    pub(super) fn settle_before_removal(&self, rel: &Path) -> FsResult<()> {
+        self.settle_now(rel)
     }
 
     /// Settle every path the transform calls unsettled (at unmount). Returns the first
@@ -320,5 +330,61 @@ mod tests {
         let fs = fresh(later.path(), seed, true);
         let ino = fs.lookup_path(Path::new("m.py")).unwrap().ino;
         assert_eq!(fs.read_ino(ino, 0, 1 << 16).unwrap(), twice);
+    }
+
+    /// `git checkout -- FILE` and `git apply` remove or empty a file and write it again; the
+    /// write is inverted against what the file held (`ViewFs::rewritten`). A file still in the
+    /// view's order is settled first, so that base is in the original's order, as with a
+    /// write-back that inverts at once: the two end with the same bytes.
+    #[test]
+    fn a_file_removed_or_emptied_unsettled_is_settled_first() {
+        let seed = (0..64)
+            .find(|&s| {
+                transform(s, Path::new("/nonexistent")).content_to_view(Path::new("m.py"), SRC)
+                    != SRC
+            })
+            .expect("a seed that reorders");
+        let run = |settle_later: bool| {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(dir.path().join("orig")).unwrap();
+            std::fs::write(dir.path().join("orig/m.py"), SRC).unwrap();
+            let fs = fresh(dir.path(), seed, settle_later);
+            let root = fs.getattr(super::super::ROOT_INO).unwrap().ino;
+            let ino = fs.lookup_path(Path::new("m.py")).unwrap().ino;
+            let view = fs.read_ino(ino, 0, 1 << 16).unwrap();
+            let edited = [b"# one\n".as_slice(), &view].concat();
+            fs.write_ino(ino, 0, &edited).unwrap();
+            // Removed and made again with one more line (git's way of writing a file).
+            fs.unlink(root, std::ffi::OsStr::new("m.py")).unwrap();
+            let a = fs
+                .create_ino(
+                    root,
+                    std::ffi::OsStr::new("m.py"),
+                    0o644,
+                    0,
+                    libc::O_WRONLY,
+                    super::super::Caller::daemon(),
+                )
+                .unwrap();
+            let twice = [b"# two\n".as_slice(), &edited].concat();
+            fs.write_ino(a.ino, 0, &twice).unwrap();
+            // Emptied and written again.
+            fs.setattr(
+                a.ino,
+                super::super::SetAttr {
+                    size: Some(0),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let thrice = [b"# three\n".as_slice(), &twice].concat();
+            fs.write_ino(a.ino, 0, &thrice).unwrap();
+            assert_eq!(fs.read_ino(a.ino, 0, 1 << 16).unwrap(), thrice);
+            fs.flush_all().unwrap();
+            std::fs::read(dir.path().join("orig/m.py")).unwrap()
+        };
+        let now = run(false);
+        assert_eq!(now, [b"# three\n# two\n# one\n".as_slice(), SRC].concat());
+        assert_eq!(run(true), now);
     }
 }

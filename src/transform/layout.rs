@@ -806,6 +806,14 @@ impl LayoutStore {
         true
     }
 
+    /// Whether the original of `path` waits for [`LayoutStore::settle`].
+    pub fn is_unsettled(&self, path: &[u8]) -> bool {
+        self.files
+            .lock()
+            .get(path)
+            .is_some_and(|e| e.pending.is_some())
+    }
+
     /// Paths whose originals wait for [`LayoutStore::settle`].
     pub fn unsettled(&self) -> Vec<Vec<u8>> {
         let files = self.files.lock();

@@ -120,6 +120,10 @@ pub trait Transform: Send + Sync + 'static {
     fn unsettled(&self) -> Vec<PathBuf> {
         Vec::new()
     }
+    /// Whether `orig_rel` waits for [`Transform::settle`].
+    fn is_unsettled(&self, _orig_rel: &Path) -> bool {
+        false
+    }
     /// State to keep across mounts (Level 3 layouts); `None` when stateless.
     fn save_state(&self) -> Option<layout::LayoutState> {
         None
@@ -374,6 +378,12 @@ impl Transform for Composite {
         self.l3.as_ref().is_some_and(|store| {
             store.settle_step(orig_rel.as_os_str().as_encoded_bytes(), settled, step)
         })
+    }
+
+    fn is_unsettled(&self, orig_rel: &Path) -> bool {
+        self.l3
+            .as_ref()
+            .is_some_and(|s| s.is_unsettled(orig_rel.as_os_str().as_encoded_bytes()))
     }
 
     fn unsettled(&self) -> Vec<PathBuf> {
