@@ -342,11 +342,16 @@ struct Entry {
     /// without the inverse (`to_original_unsettled`), until `settle` inverts it against
     /// `base`; `anchor_planned` says whether the base was a fresh plan.
     pending: Option<bool>,
-    /// Another version of the original (digest and layout) that shows the same view: the
-    /// other side of a settle (`settle_step`), for a reader that read the file just before
-    /// or after the settle replaced it. Never saved.
-    alias: Option<(String, Layout)>,
+    /// Other versions of the original (digest and layout, at most [`ALIASES`]) that a
+    /// reader may still hold, since readers take no lock: the bytes a write-back replaced
+    /// (shown as they were shown before it), and either side of a settle (`settle_step`;
+    /// both show the same view). Without them such a reader's fresh plan would replace the
+    /// entry, and the file written would lose its layout. Never saved.
+    aliases: Vec<(String, Layout)>,
 }
+
+/// How many earlier versions of a file an entry keeps for readers (see `Entry::aliases`).
+const ALIASES: usize = 2;
 
 impl Entry {
     /// The layout for the original whose digest is `hash`, if this entry has one.
@@ -354,10 +359,14 @@ impl Entry {
         if self.hash == hash {
             return Some(&self.layout);
         }
-        self.alias
-            .as_ref()
-            .filter(|(h, _)| h == hash)
-            .map(|(_, l)| l)
+        self.aliases.iter().find(|(h, _)| h == hash).map(|(_, l)| l)
+    }
+
+    /// Keep `alias` for readers, first, with at most [`ALIASES`] in all.
+    fn alias(&mut self, alias: (String, Layout)) {
+        self.aliases.retain(|(h, _)| *h != alias.0);
+        self.aliases.insert(0, alias);
+        self.aliases.truncate(ALIASES);
     }
 }
 
@@ -547,7 +556,7 @@ impl LayoutStore {
                         base,
                         planned: false,
                         pending,
-                        alias: None,
+                        aliases: Vec::new(),
                     },
                 )
             })
@@ -624,7 +633,7 @@ impl LayoutStore {
                 base: None,
                 planned: true,
                 pending: None,
-                alias: None,
+                aliases: Vec::new(),
             },
         );
         planned
@@ -639,14 +648,16 @@ impl LayoutStore {
     /// for a new file). Remembers the new layout, so `to_view` of the result gives back
     /// exactly `view`.
     pub fn to_original(&self, path: &[u8], view: &[u8], base_original: Option<&[u8]>) -> Vec<u8> {
-        let (anchor, anchor_planned) = self.anchor_of(path, base_original.unwrap_or(b""));
-        self.inverted(path, anchor, anchor_planned, view)
+        let ((anchor, anchor_planned), shown) =
+            self.anchor_and_current(path, base_original.unwrap_or(b""));
+        self.inverted(path, anchor, anchor_planned, view, shown)
     }
 
     /// The base a write of `path`, whose original is now `current`, is inverted against
     /// (every write of a file against the first base, which makes the result
-    /// path-independent), and whether it is a fresh plan.
-    fn anchor_of(&self, path: &[u8], current: &[u8]) -> (Base, bool) {
+    /// path-independent), whether it is a fresh plan, and the digest and layout `current` is
+    /// shown with now.
+    fn anchor_and_current(&self, path: &[u8], current: &[u8]) -> ((Base, bool), (String, Layout)) {
         let hash = digest(current);
         let known = self
             .files
@@ -654,8 +665,8 @@ impl LayoutStore {
             .get(path)
             .filter(|e| e.hash == hash)
             .map(|e| (e.layout.clone(), e.base.clone(), e.planned));
-        match known {
-            Some((_, Some(base), _)) => (base, false),
+        let anchor = match known {
+            Some((layout, Some(base), _)) => return ((base, false), (hash, layout)),
             // A base made here is the current original, whose digest is `hash`.
             Some((layout, None, planned)) => (
                 Base {
@@ -663,7 +674,7 @@ impl LayoutStore {
                         original: current.to_vec(),
                         layout,
                     },
-                    sha: hash,
+                    sha: hash.clone(),
                 },
                 planned,
             ),
@@ -674,19 +685,30 @@ impl LayoutStore {
                         original: current.to_vec(),
                         layout: self.plan_of(path, current, &hash),
                     },
-                    sha: hash,
+                    sha: hash.clone(),
                 },
                 true,
             ),
-        }
+        };
+        let shown = (hash, anchor.0.file.layout.clone());
+        (anchor, shown)
     }
 
     /// The original of `view` inverted against `anchor`, its layout remembered.
-    fn inverted(&self, path: &[u8], anchor: Base, anchor_planned: bool, view: &[u8]) -> Vec<u8> {
+    /// `replaced`: the digest and layout of the bytes being replaced (kept for readers).
+    fn inverted(
+        &self,
+        path: &[u8],
+        anchor: Base,
+        anchor_planned: bool,
+        view: &[u8],
+        replaced: (String, Layout),
+    ) -> Vec<u8> {
         let (original, layout) = inverse(&anchor.file.original, &anchor.file.layout, view);
         let pristine = original == anchor.file.original && layout == anchor.file.layout;
-        self.files.lock().put(
-            path.to_vec(),
+        self.put_replacing(
+            path,
+            replaced,
             Entry {
                 hash: digest(&original),
                 layout,
@@ -696,10 +718,23 @@ impl LayoutStore {
                 // rewrites files unchanged.
                 planned: pristine && anchor_planned,
                 pending: None,
-                alias: None,
+                aliases: Vec::new(),
             },
         );
         original
+    }
+
+    /// Set the entry of `path` to `e`, keeping the bytes it replaces (`replaced`, digest and
+    /// layout) for a reader that read them before (see `Entry::aliases`).
+    fn put_replacing(&self, path: &[u8], replaced: (String, Layout), mut e: Entry) {
+        let mut files = self.files.lock();
+        if let Some(old) = files.get(path) {
+            e.aliases = old.aliases.clone();
+        }
+        if replaced.0 != e.hash {
+            e.alias(replaced);
+        }
+        files.put(path.to_vec(), e);
     }
 
     /// [`LayoutStore::to_original`] without the inverse, for a write-back that must not wait
@@ -714,32 +749,35 @@ impl LayoutStore {
         view: &[u8],
         base_original: Option<&[u8]>,
     ) -> Vec<u8> {
-        let (anchor, anchor_planned) = self.anchor_of(path, base_original.unwrap_or(b""));
+        let ((anchor, anchor_planned), shown) =
+            self.anchor_and_current(path, base_original.unwrap_or(b""));
         if render(&anchor.file.original, &anchor.file.layout) == view {
             // What the inverse gives for its base's own view (law 1, which `plan` checks for
             // every layout it returns and `inverse` keeps for every layout it returns).
-            self.files.lock().put(
-                path.to_vec(),
+            self.put_replacing(
+                path,
+                shown,
                 Entry {
                     hash: anchor.sha.clone(),
                     layout: anchor.file.layout.clone(),
                     base: None,
                     planned: anchor_planned,
                     pending: None,
-                    alias: None,
+                    aliases: Vec::new(),
                 },
             );
             return anchor.file.original;
         }
-        self.files.lock().put(
-            path.to_vec(),
+        self.put_replacing(
+            path,
+            shown,
             Entry {
                 hash: digest(view),
                 layout: Layout::identity(split_lines(view).len()),
                 base: Some(anchor),
                 planned: false,
                 pending: Some(anchor_planned),
-                alias: None,
+                aliases: Vec::new(),
             },
         );
         view.to_vec()
@@ -784,10 +822,16 @@ impl LayoutStore {
             return false;
         };
         match step {
-            SettleStep::Begin => e.alias = Some((digest(&s.original), s.layout.clone())),
-            SettleStep::Abort => e.alias = None,
+            SettleStep::Begin => e.alias((digest(&s.original), s.layout.clone())),
+            SettleStep::Abort => {
+                let settled = digest(&s.original);
+                e.aliases.retain(|(h, _)| *h != settled);
+            }
             SettleStep::Commit => {
                 let unsettled = (e.hash.clone(), e.layout.clone());
+                let mut aliases = e.aliases.clone();
+                let settled = digest(&s.original);
+                aliases.retain(|(h, _)| *h != settled);
                 let pristine =
                     s.original == s.anchor.file.original && s.layout == s.anchor.file.layout;
                 files.put(
@@ -798,9 +842,12 @@ impl LayoutStore {
                         base: (!pristine).then(|| s.anchor.clone()),
                         planned: pristine && s.anchor_planned,
                         pending: None,
-                        alias: Some(unsettled),
+                        aliases,
                     },
                 );
+                if let Some(e) = files.map.get_mut(path) {
+                    e.alias(unsettled);
+                }
             }
         }
         true
@@ -975,6 +1022,63 @@ mod tests {
             assert_eq!(store.to_view(b"lex.py", &back), edited, "seed {seed}");
         }
         assert!(moved > 0, "no seed moved anything: the test shows nothing");
+    }
+
+    /// Law 2 for a reader that read a file just before a write-back or a settle replaced it
+    /// (readers take no lock): its bytes still show what they showed, and asking does not
+    /// take the layout away from the bytes written, nor the first base from the next write.
+    #[test]
+    fn a_reader_of_replaced_bytes_leaves_the_written_layout_alone() {
+        let src =
+            b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let store = (0..64)
+            .map(LayoutStore::new)
+            .find(|s| s.to_view(b"m.py", src) != src)
+            .expect("a seed that reorders");
+        let view = store.to_view(b"m.py", src);
+        // Edited, and the definitions put in an order that is neither the view's nor the
+        // original's: a layout no fresh plan gives.
+        let text = String::from_utf8(view.clone()).unwrap();
+        let defs: Vec<&str> = text.trim_end().split("\n\n\n").collect();
+        let moved = [[2, 0, 1], [1, 2, 0], [2, 1, 0], [0, 2, 1], [1, 0, 2]]
+            .iter()
+            .map(|p| format!("{}\n", p.map(|i| defs[i]).join("\n\n\n")))
+            .find(|t| t.as_bytes() != view && t.as_bytes() != src)
+            .unwrap();
+        let edited = [b"# x\n".as_slice(), moved.as_bytes()].concat();
+        let o = store.to_original(b"m.py", &edited, Some(src));
+        assert_ne!(
+            plan(b"m.py", &o, store.seed, &BTreeSet::new()),
+            store.layout(b"m.py", &o)
+        );
+        assert_eq!(store.to_view(b"m.py", src), view, "the replaced bytes");
+        assert_eq!(store.to_view(b"m.py", &o), edited, "the written bytes");
+        // The same around an unsettled write and its settle.
+        let twice = [b"# y\n".as_slice(), &edited].concat();
+        let fast = store.to_original_unsettled(b"m.py", &twice, Some(&o));
+        assert_eq!(store.to_view(b"m.py", &o), edited);
+        assert_eq!(store.to_view(b"m.py", &fast), twice);
+        let s = store.settle(b"m.py", &fast).expect("unsettled");
+        assert!(store.settle_step(b"m.py", &s, SettleStep::Begin));
+        assert_eq!(store.to_view(b"m.py", s.original()), twice);
+        assert_eq!(store.to_view(b"m.py", &fast), twice);
+        assert!(store.settle_step(b"m.py", &s, SettleStep::Commit));
+        assert_eq!(store.to_view(b"m.py", &fast), twice);
+        assert_eq!(store.to_view(b"m.py", s.original()), twice);
+        // What a store without readers and settles gives, the next write included (still
+        // inverted against the first base).
+        let alone = LayoutStore::new(store.seed);
+        alone.to_view(b"m.py", src);
+        let o_alone = alone.to_original(b"m.py", &edited, Some(src));
+        assert_eq!(o_alone, o);
+        let twice_alone = alone.to_original(b"m.py", &twice, Some(&o_alone));
+        assert_eq!(s.original(), twice_alone.as_slice());
+        let thrice = [b"# z\n".as_slice(), &twice].concat();
+        assert_eq!(
+            store.to_original(b"m.py", &thrice, Some(s.original())),
+            alone.to_original(b"m.py", &thrice, Some(&twice_alone))
+        );
+        assert_eq!(store.state(), alone.state());
     }
 
     #[test]
