@@ -163,6 +163,14 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
+/// The store a remount gets: `store`'s state through its saved form, bases by digest.
+fn reloaded(store: &LayoutStore) -> LayoutStore {
+    let saved = serde_json::to_vec(&store.state()).unwrap();
+    LayoutStore::from_state(serde_json::from_slice(&saved).unwrap(), &|n| {
+        store.base_blob(n)
+    })
+}
+
 fn apply(view: &[u8], e: &Edit) -> Vec<u8> {
     let mut lines: Vec<Vec<u8>> = layout::split_lines(view)
         .into_iter()
@@ -276,11 +284,7 @@ proptest! {
             // Law 2 through the store, and after a save/load of its state (remount).
             prop_assert_eq!(store.to_view(b"m.py", &disk), view.clone());
             // The state goes through its saved form; bases come back by digest.
-            let saved = serde_json::to_vec(&store.state()).unwrap();
-            let reloaded = LayoutStore::from_state(
-                serde_json::from_slice(&saved).unwrap(),
-                &|n| store.base_blob(n),
-            );
+            let reloaded = reloaded(&store);
             prop_assert_eq!(reloaded.to_view(b"m.py", &disk), view.clone());
         }
         let direct = LayoutStore::new(seed);
@@ -322,11 +326,7 @@ proptest! {
             prop_assert_eq!(later.to_view(b"m.py", &disk_later), view.clone());
             // A remount before the settle: the reloaded store shows the same view and
             // settles to the same bytes.
-            let saved = serde_json::to_vec(&later.state()).unwrap();
-            let reloaded = LayoutStore::from_state(
-                serde_json::from_slice(&saved).unwrap(),
-                &|n| later.base_blob(n),
-            );
+            let reloaded = reloaded(&later);
             prop_assert_eq!(reloaded.to_view(b"m.py", &disk_later), view.clone());
             let mut reloaded_disk = disk_later.clone();
             settle(&reloaded, &mut reloaded_disk)?;

@@ -104,7 +104,7 @@ impl ViewFs {
                 .map_err(|e| FsError::io(format!("truncate {}", path.display()), e));
         };
         if size == 0 {
-            self.settle_before_removal(rel)?;
+            self.settle_now(rel)?;
         }
         // As for a write (`ViewFs::write_ino`): the view read here is in the original before
         // any other write-back runs.

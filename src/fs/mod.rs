@@ -821,15 +821,16 @@ impl ViewFs {
 
     // ---------------------------------------------------------------- transform guards
 
+    /// Run `f`, a call into the transform for `rel`, turning a panic into EIO: a bug of the
+    /// transform on one file must not take the daemon down.
+    pub(super) fn guarded<T>(&self, what: &str, rel: &Path, f: impl FnOnce() -> T) -> FsResult<T> {
+        catch_unwind(AssertUnwindSafe(f))
+            .map_err(|_| FsError::new(libc::EIO, format!("{what} panicked on {}", rel.display())))
+    }
+
     fn to_view_content(&self, rel: &Path, bytes: &[u8]) -> FsResult<Vec<u8>> {
-        catch_unwind(AssertUnwindSafe(|| {
+        self.guarded("content_to_view", rel, || {
             self.transform.content_to_view(rel, bytes)
-        }))
-        .map_err(|_| {
-            FsError::new(
-                libc::EIO,
-                format!("content_to_view panicked on {}", rel.display()),
-            )
         })
     }
 
@@ -839,14 +840,8 @@ impl ViewFs {
         view: &[u8],
         base: Option<&[u8]>,
     ) -> FsResult<Vec<u8>> {
-        catch_unwind(AssertUnwindSafe(|| {
+        self.guarded("content_to_original", rel, || {
             self.transform.content_to_original(rel, view, base)
-        }))
-        .map_err(|_| {
-            FsError::new(
-                libc::EIO,
-                format!("content_to_original panicked on {}", rel.display()),
-            )
         })
     }
 

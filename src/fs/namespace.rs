@@ -210,7 +210,7 @@ impl ViewFs {
         // checkout -- FILE`) make an edit, not a new file: keep what it was, so the write-back
         // of the new file is inverted against it (with Level 3, in the original's order).
         if let Backing::Original(rel) = &back {
-            self.settle_before_removal(rel)?;
+            self.settle_now(rel)?;
         }
         let old = match &back {
             Backing::Original(rel) if m.is_file() && m.len() <= UNLINKED_MAX_BYTES => {

@@ -51,15 +51,9 @@ impl ViewFs {
         base: Option<&[u8]>,
     ) -> FsResult<Vec<u8>> {
         if self.settling.load(std::sync::atomic::Ordering::SeqCst) {
-            let unsettled = catch_unwind(AssertUnwindSafe(|| {
+            let unsettled = self.guarded("content_to_original", rel, || {
                 self.transform
                     .content_to_original_unsettled(rel, view, base)
-            }))
-            .map_err(|_| {
-                FsError::new(
-                    libc::EIO,
-                    format!("content_to_original panicked on {}", rel.display()),
-                )
             })?;
             if let Some(orig) = unsettled {
                 self.queue_settle(rel);
@@ -80,9 +74,11 @@ impl ViewFs {
         self.unsettled.lock().pop_first()
     }
 
-    /// Settle `rel` if it waits for it (before an fsync of it returns). Under the write-back
-    /// lock throughout: the flusher may be settling the same file, and this must not return
-    /// before one of the two has.
+    /// Settle `rel` if it waits for it: before an fsync of it returns, and before it is
+    /// removed or emptied (what it held is then the base a file written there again is
+    /// inverted against, `ViewFs::rewritten`, which must be in the original's order). Under
+    /// the write-back lock throughout: the flusher may be settling the same file, and this
+    /// must not return before one of the two has.
     pub(super) fn settle_now(&self, rel: &Path) -> FsResult<()> {
         if !self.transform.is_unsettled(rel) {
             return Ok(());
@@ -92,13 +88,6 @@ impl ViewFs {
             self.finish_settle(rel, p)?;
         }
         Ok(())
-    }
-
-    /// Settle `rel` before it is removed or emptied: what it held is kept as what the next
-    /// file written there is inverted against (`ViewFs::rewritten`), which must be in the
-    /// original's order, as the write-back inverting at once leaves it.
-    pub(super) fn settle_before_removal(&self, rel: &Path) -> FsResult<()> {
-        self.settle_now(rel)
     }
 
     /// Settle every path the transform calls unsettled (at unmount). Returns the first
@@ -148,10 +137,7 @@ impl ViewFs {
         };
         let current =
             fs::read(&path).map_err(|e| FsError::eio(format!("read {}", path.display()), e))?;
-        let settled = catch_unwind(AssertUnwindSafe(|| self.transform.settle(rel, &current)))
-            .map_err(|_| {
-                FsError::new(libc::EIO, format!("settle panicked on {}", rel.display()))
-            })?;
+        let settled = self.guarded("settle", rel, || self.transform.settle(rel, &current))?;
         Ok(settled.map(|settled| Prepared {
             path,
             meta,
@@ -244,6 +230,16 @@ mod tests {
         }
     }
 
+    /// A seed under which `SRC` is shown in another order.
+    fn reordering_seed() -> u64 {
+        (0..64)
+            .find(|&s| {
+                transform(s, Path::new("/nonexistent")).content_to_view(Path::new("m.py"), SRC)
+                    != SRC
+            })
+            .expect("a seed that reorders")
+    }
+
     fn fresh(dir: &Path, seed: u64, settle_later: bool) -> ViewFs {
         let orig = dir.join("orig");
         let state = dir.join("state");
@@ -268,12 +264,7 @@ mod tests {
     /// inverting at once gives. An fsync settles at once.
     #[test]
     fn an_unsettled_write_shows_what_was_written_and_settles_to_the_inverse() {
-        let seed = (0..64)
-            .find(|&s| {
-                transform(s, Path::new("/nonexistent")).content_to_view(Path::new("m.py"), SRC)
-                    != SRC
-            })
-            .expect("a seed that reorders");
+        let seed = reordering_seed();
         let edit = |view: &[u8]| [b"# edited\n".as_slice(), view].concat();
 
         // The write-back that inverts at once: what settling must give.
@@ -338,12 +329,7 @@ mod tests {
     /// write-back that inverts at once: the two end with the same bytes.
     #[test]
     fn a_file_removed_or_emptied_unsettled_is_settled_first() {
-        let seed = (0..64)
-            .find(|&s| {
-                transform(s, Path::new("/nonexistent")).content_to_view(Path::new("m.py"), SRC)
-                    != SRC
-            })
-            .expect("a seed that reorders");
+        let seed = reordering_seed();
         let run = |settle_later: bool| {
             let dir = tempfile::tempdir().unwrap();
             std::fs::create_dir_all(dir.path().join("orig")).unwrap();

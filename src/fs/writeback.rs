@@ -94,23 +94,23 @@ impl ViewFs {
                         return;
                     }
                     if let Some(ino) = d.pop_first() {
-                        break Ok(ino);
+                        break Job::Flush(ino);
                     }
                     if let Some(rel) = self.next_unsettled() {
-                        break Err(rel);
+                        break Job::Settle(rel);
                     }
                     self.deferred_cv.wait(&mut d);
                 }
             };
             match job {
-                Ok(ino) => {
+                Job::Flush(ino) => {
                     if let Err(e) = self.flush_unheld(ino, Durability::KillSafe) {
                         // The buffer stays dirty: the next write, an fsync or the unmount
                         // retries.
                         tracing::error!("deferred write-back failed: {e}");
                     }
                 }
-                Err(rel) => {
+                Job::Settle(rel) => {
                     if let Err(e) = self.settle(&rel) {
                         // Left in the view's order, which the view shows: nothing is lost.
                         tracing::error!("settling {}: {e}", rel.display());
@@ -331,4 +331,12 @@ pub(super) fn line_similarity(a: &[u8], b: &[u8]) -> f64 {
         })
         .sum();
     2.0 * common as f64 / (la.len() + lb.len()) as f64
+}
+
+/// What the deferred flusher does next.
+enum Job {
+    /// Write back the buffer of an inode (a large file's full-size chunks).
+    Flush(u64),
+    /// Settle an original left in the view's order (`settle.rs`).
+    Settle(PathBuf),
 }

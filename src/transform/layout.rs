@@ -239,6 +239,8 @@ pub struct Settled {
     /// Digest of the unsettled original it replaces.
     from: String,
     original: Vec<u8>,
+    /// Digest of `original`.
+    to: String,
     layout: Layout,
     anchor: Base,
     anchor_planned: bool,
@@ -360,6 +362,27 @@ impl Entry {
             return Some(&self.layout);
         }
         self.aliases.iter().find(|(h, _)| h == hash).map(|(_, l)| l)
+    }
+
+    /// The entry of `original` (digest `hash`), just inverted against `anchor` to `layout`.
+    /// A file back to its anchor's bytes and layout keeps no base, and counts as planned when
+    /// the anchor was (so a tool rewriting files unchanged grows no saved state).
+    fn inverted(
+        anchor: Base,
+        anchor_planned: bool,
+        original: &[u8],
+        hash: String,
+        layout: Layout,
+    ) -> Entry {
+        let pristine = original == anchor.file.original && layout == anchor.file.layout;
+        Entry {
+            hash,
+            layout,
+            base: (!pristine).then_some(anchor),
+            planned: pristine && anchor_planned,
+            pending: None,
+            aliases: Vec::new(),
+        }
     }
 
     /// Keep `alias` for readers, first, with at most [`ALIASES`] in all.
@@ -705,22 +728,8 @@ impl LayoutStore {
         replaced: (String, Layout),
     ) -> Vec<u8> {
         let (original, layout) = inverse(&anchor.file.original, &anchor.file.layout, view);
-        let pristine = original == anchor.file.original && layout == anchor.file.layout;
-        self.put_replacing(
-            path,
-            replaced,
-            Entry {
-                hash: digest(&original),
-                layout,
-                base: (!pristine).then_some(anchor),
-                // A file written back as it was keeps the layout a fresh plan gives it, so
-                // the saved state does not grow (and need not be written again) when a tool
-                // rewrites files unchanged.
-                planned: pristine && anchor_planned,
-                pending: None,
-                aliases: Vec::new(),
-            },
-        );
+        let e = Entry::inverted(anchor, anchor_planned, &original, digest(&original), layout);
+        self.put_replacing(path, replaced, e);
         original
     }
 
@@ -754,19 +763,11 @@ impl LayoutStore {
         if render(&anchor.file.original, &anchor.file.layout) == view {
             // What the inverse gives for its base's own view (law 1, which `plan` checks for
             // every layout it returns and `inverse` keeps for every layout it returns).
-            self.put_replacing(
-                path,
-                shown,
-                Entry {
-                    hash: anchor.sha.clone(),
-                    layout: anchor.file.layout.clone(),
-                    base: None,
-                    planned: anchor_planned,
-                    pending: None,
-                    aliases: Vec::new(),
-                },
-            );
-            return anchor.file.original;
+            let original = anchor.file.original.clone();
+            let (hash, layout) = (anchor.sha.clone(), anchor.file.layout.clone());
+            let e = Entry::inverted(anchor, anchor_planned, &original, hash, layout);
+            self.put_replacing(path, shown, e);
+            return original;
         }
         self.put_replacing(
             path,
@@ -799,6 +800,7 @@ impl LayoutStore {
         let (settled, layout) = inverse(&anchor.file.original, &anchor.file.layout, original);
         Some(Settled {
             from: hash,
+            to: digest(&settled),
             original: settled,
             layout,
             anchor,
@@ -822,32 +824,21 @@ impl LayoutStore {
             return false;
         };
         match step {
-            SettleStep::Begin => e.alias((digest(&s.original), s.layout.clone())),
-            SettleStep::Abort => {
-                let settled = digest(&s.original);
-                e.aliases.retain(|(h, _)| *h != settled);
-            }
+            SettleStep::Begin => e.alias((s.to.clone(), s.layout.clone())),
+            SettleStep::Abort => e.aliases.retain(|(h, _)| *h != s.to),
             SettleStep::Commit => {
                 let unsettled = (e.hash.clone(), e.layout.clone());
-                let mut aliases = e.aliases.clone();
-                let settled = digest(&s.original);
-                aliases.retain(|(h, _)| *h != settled);
-                let pristine =
-                    s.original == s.anchor.file.original && s.layout == s.anchor.file.layout;
-                files.put(
-                    path.to_vec(),
-                    Entry {
-                        hash: digest(&s.original),
-                        layout: s.layout.clone(),
-                        base: (!pristine).then(|| s.anchor.clone()),
-                        planned: pristine && s.anchor_planned,
-                        pending: None,
-                        aliases,
-                    },
+                let mut next = Entry::inverted(
+                    s.anchor.clone(),
+                    s.anchor_planned,
+                    &s.original,
+                    s.to.clone(),
+                    s.layout.clone(),
                 );
-                if let Some(e) = files.map.get_mut(path) {
-                    e.alias(unsettled);
-                }
+                next.aliases = e.aliases.clone();
+                next.aliases.retain(|(h, _)| *h != s.to);
+                next.alias(unsettled);
+                files.put(path.to_vec(), next);
             }
         }
         true
