@@ -148,9 +148,12 @@ pub enum Durability {
     Synced,
 }
 
-/// Replace `path` with `bytes` atomically: a temporary file in the same directory, synced,
-/// then renamed over `path`. A crash leaves either the old or the new file, never a mix;
-/// the temporary is removed on every error path we survive.
+/// Replace `path` with `bytes` atomically: a temporary file, synced, then renamed over
+/// `path`. A crash leaves either the old or the new file, never a mix; the temporary is
+/// removed on every error path we survive. The temporary is made in `staging` when given
+/// (a directory of the daemon's own on the same filesystem, so a daemon killed mid-write
+/// leaves nothing beside the original: `ViewFs::staging`), else, or when the rename there
+/// crosses filesystems, in `path`'s own directory.
 ///
 /// The one exception: a file with more than one name (a hard link) is rewritten in place,
 /// since a rename would give the written name a new inode and leave the other names with the
@@ -161,8 +164,8 @@ pub fn write_atomic(
     mode: u32,
     owner: Option<(u32, u32)>,
     durability: Durability,
+    staging: Option<&Path>,
 ) -> io::Result<()> {
-    use std::io::Write;
     use std::os::unix::fs::MetadataExt;
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1) {
         let f = std::fs::OpenOptions::new()
@@ -176,11 +179,51 @@ pub fn write_atomic(
         }
         return Ok(());
     }
+    let replace = |dir: &Path| replace_from(dir, path, bytes, mode, owner, durability);
+    if let Some(dir) = staging {
+        match replace(dir) {
+            Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {}
+            done => return done,
+        }
+    }
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
-    let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!("{TMP_PREFIX}{}.{n}", std::process::id()));
+    replace(dir)
+}
+
+/// The name of this process's `n`th temporary file.
+fn tmp_name(n: u64) -> String {
+    format!("{TMP_PREFIX}{}.{n}", std::process::id())
+}
+
+/// Whether `name` is a temporary file of a write-back whose daemon is gone (killed in the
+/// middle of it), so that nothing will rename it anywhere.
+pub fn is_stale_tmp(name: &[u8]) -> bool {
+    let Some(rest) = name.strip_prefix(TMP_PREFIX.as_bytes()) else {
+        return false;
+    };
+    let pid = rest.split(|b| *b == b'.').next().unwrap_or_default();
+    match std::str::from_utf8(pid)
+        .ok()
+        .and_then(|p| p.parse::<u32>().ok())
+    {
+        Some(pid) => pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists(),
+        None => false,
+    }
+}
+
+/// Write `bytes` to a new temporary file in `dir`, then rename it over `path`.
+fn replace_from(
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+    mode: u32,
+    owner: Option<(u32, u32)>,
+    durability: Durability,
+) -> io::Result<()> {
+    use std::io::Write;
+    let tmp = dir.join(tmp_name(TMP_COUNTER.fetch_add(1, Ordering::Relaxed)));
     let result = (|| {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
@@ -209,6 +252,65 @@ pub fn write_atomic(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A write-back staged elsewhere leaves nothing but the file in its directory, and a
+    /// rename that would cross filesystems falls back to staging beside the file.
+    #[test]
+    fn a_staged_write_back_leaves_only_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tree, staging) = (dir.path().join("tree"), dir.path().join("staging"));
+        std::fs::create_dir_all(&tree).unwrap();
+        std::fs::create_dir_all(&staging).unwrap();
+        let f = tree.join("f.py");
+        std::fs::write(&f, b"old").unwrap();
+        write_atomic(
+            &f,
+            b"new",
+            0o640,
+            None,
+            Durability::KillSafe,
+            Some(&staging),
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"new");
+        let names = |d: &Path| -> Vec<_> {
+            std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect()
+        };
+        assert_eq!(names(&tree), ["f.py"]);
+        assert!(names(&staging).is_empty());
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&f).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        // /dev/shm is a tmpfs apart from the temp dir's filesystem (when it is not, this
+        // stages beside the file all the same).
+        let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+        write_atomic(
+            &f,
+            b"newer",
+            0o640,
+            None,
+            Durability::KillSafe,
+            Some(shm.path()),
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"newer");
+        assert_eq!(names(&tree), ["f.py"]);
+        assert!(names(shm.path()).is_empty());
+    }
+
+    #[test]
+    fn only_temporaries_of_dead_daemons_are_stale() {
+        let own = format!("{TMP_PREFIX}{}.3", std::process::id());
+        // No process has the largest pid: the kernel's limit is far below it.
+        let dead = format!("{TMP_PREFIX}{}.3", u32::MAX - 1);
+        assert!(!is_stale_tmp(own.as_bytes()));
+        assert!(is_stale_tmp(dead.as_bytes()));
+        assert!(!is_stale_tmp(format!("{TMP_PREFIX}x.3").as_bytes()));
+        assert!(!is_stale_tmp(format!("a{dead}").as_bytes()));
+    }
 
     #[test]
     fn remove_tree_forgets_exactly_the_subtree() {

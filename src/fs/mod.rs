@@ -426,6 +426,10 @@ pub struct ViewFs {
     /// each write-back (`saved_state`), so a remount with the same state directory reads back
     /// exactly what was written.
     state_dir: PathBuf,
+    /// Where write-backs make their temporary files, when it is on the original's filesystem
+    /// (`staging_dir`): a daemon killed in the middle of one leaves nothing in the original
+    /// tree, whose status and patch must show only what the agent wrote.
+    staging: Option<PathBuf>,
     /// Where the saves stand (`saved_state::Saver`).
     saved_state: Mutex<saved_state::Saver>,
     /// The state's blobs known to be saved (written by this daemon or found on disk).
@@ -473,6 +477,27 @@ pub const NAME_MAX: usize = 255;
 /// How many unlinked originals are remembered, and up to what size.
 const UNLINKED_KEPT: usize = 64;
 const UNLINKED_MAX_BYTES: u64 = 4 << 20;
+
+/// `state`'s staging directory for write-backs into `root`, made and cleared of what killed
+/// daemons left there; none when it cannot be made or lies on another filesystem (a rename
+/// from it would fail).
+fn staging_dir(root: &Path, state: &Path) -> Option<PathBuf> {
+    let dir = state.join("staging");
+    fs::create_dir_all(&dir).ok()?;
+    let dir = dir.canonicalize().ok()?;
+    if fs::metadata(&dir).ok()?.dev() != fs::metadata(root).ok()?.dev() {
+        tracing::info!(
+            "the state directory is on another filesystem: write-backs stage beside their files"
+        );
+        return None;
+    }
+    for e in fs::read_dir(&dir).ok()?.flatten() {
+        if content::is_stale_tmp(e.file_name().as_bytes()) {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+    Some(dir)
+}
 
 /// Open an original file to read it without moving its access time (O_NOATIME): the
 /// daemon's own reads (the eager scan, a re-read after a change) are not the agent's, and an
@@ -536,7 +561,9 @@ impl ViewFs {
         let scratch = scratch
             .canonicalize()
             .map_err(|e| FsError::io(format!("scratch {}", scratch.display()), e))?;
+        let staging = staging_dir(&root, state);
         let fs = ViewFs {
+            staging,
             committed: options.committed.clone(),
             owner: options.owner,
             roots: links::Roots {
@@ -661,6 +688,10 @@ impl ViewFs {
             for e in rd.flatten() {
                 let name = e.file_name();
                 if is_hidden_original(&name) {
+                    if content::is_stale_tmp(name.as_bytes()) {
+                        // Left by a killed daemon that staged beside the file.
+                        let _ = fs::remove_file(e.path());
+                    }
                     continue;
                 }
                 let Ok(ft) = e.file_type() else { continue };

@@ -281,8 +281,15 @@ impl ViewFs {
                 }
                 Backing::Scratch(_) => view,
             };
-            write_atomic(&dst, &bytes, m.mode(), None, Durability::KillSafe)
-                .map_err(|e| FsError::write_back(format!("write {}", dst.display()), e))?;
+            write_atomic(
+                &dst,
+                &bytes,
+                m.mode(),
+                None,
+                Durability::KillSafe,
+                self.staging.as_deref(),
+            )
+            .map_err(|e| FsError::write_back(format!("write {}", dst.display()), e))?;
             if let Backing::Original(_) = to {
                 self.persist_transform_state(Durability::KillSafe);
             }
@@ -343,6 +350,7 @@ impl ViewFs {
                 Some((m.uid(), m.gid())),
                 // Like a rename on a native disk: atomic, durable once the caller fsyncs.
                 Durability::KillSafe,
+                self.staging.as_deref(),
             )
             .map_err(|e| FsError::write_back(format!("write {}", path.display()), e))?;
         }

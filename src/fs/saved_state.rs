@@ -132,6 +132,7 @@ impl Saver {
             0o600,
             None,
             durability,
+            None,
         )?;
         self.generation = Some(generation);
         self.lines = 0;

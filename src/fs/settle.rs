@@ -192,6 +192,7 @@ impl ViewFs {
             m.mode(),
             Some((m.uid(), m.gid())),
             Durability::KillSafe,
+            self.staging.as_deref(),
         )
         .map_err(failed)?;
         let mtime = m.modified().unwrap_or_else(|_| SystemTime::now());

@@ -44,7 +44,7 @@ impl ViewFs {
                     continue;
                 };
                 let written = fs::create_dir_all(&dir)
-                    .and_then(|()| write_atomic(&path, &bytes, 0o600, None, durability));
+                    .and_then(|()| write_atomic(&path, &bytes, 0o600, None, durability, None));
                 if let Err(e) = written {
                     tracing::warn!("saving {}: {e}", path.display());
                     // The drained changes are in the next snapshot.
@@ -255,8 +255,15 @@ impl ViewFs {
             }
         };
         if base.as_deref() != Some(orig.as_slice()) {
-            write_atomic(&path, &orig, mode, owner, durability)
-                .map_err(|e| FsError::write_back(format!("write back {}", path.display()), e))?;
+            write_atomic(
+                &path,
+                &orig,
+                mode,
+                owner,
+                durability,
+                self.staging.as_deref(),
+            )
+            .map_err(|e| FsError::write_back(format!("write back {}", path.display()), e))?;
         }
         if !orig.is_empty() {
             // Written again: the layout store carries its anchor from now on.
