@@ -171,6 +171,14 @@ fn reloaded(store: &LayoutStore) -> LayoutStore {
     })
 }
 
+/// `state` without the other versions each file had (which depend on the path taken).
+fn without_aliases(mut state: layout::LayoutState) -> layout::LayoutState {
+    for f in &mut state.files {
+        f.aliases.clear();
+    }
+    state
+}
+
 fn apply(view: &[u8], e: &Edit) -> Vec<u8> {
     let mut lines: Vec<Vec<u8>> = layout::split_lines(view)
         .into_iter()
@@ -279,6 +287,7 @@ proptest! {
         let mut disk = src.clone();
         let mut view = store.to_view(b"m.py", &disk);
         for e in &edits {
+            let (before_view, before_disk) = (view.clone(), disk.clone());
             view = apply(&view, e);
             disk = store.to_original(b"m.py", &view, Some(&disk));
             // Law 2 through the store, and after a save/load of its state (remount).
@@ -286,6 +295,18 @@ proptest! {
             // The state goes through its saved form; bases come back by digest.
             let reloaded = reloaded(&store);
             prop_assert_eq!(reloaded.to_view(b"m.py", &disk), view.clone());
+            if disk != before_disk && disk != src {
+                // The state is saved before the file is replaced: a daemon killed in
+                // between leaves the old bytes under the new state, which shows them as
+                // they were shown and inverts the next write against the same base. (Not
+                // for a write that gives back the first original: its entry keeps no base
+                // and may not be saved at all; docs/design-notes.md.)
+                prop_assert_eq!(reloaded.to_view(b"m.py", &before_disk), before_view);
+                let next = apply(&view, e);
+                let crashed = reloaded.to_original(b"m.py", &next, Some(&before_disk));
+                let landed = self::reloaded(&store).to_original(b"m.py", &next, Some(&disk));
+                prop_assert_eq!(crashed, landed);
+            }
         }
         let direct = LayoutStore::new(seed);
         direct.to_view(b"m.py", &src);
@@ -310,7 +331,21 @@ proptest! {
         let settle = |store: &LayoutStore, disk: &mut Vec<u8>| -> Result<(), TestCaseError> {
             if let Some(s) = store.settle(b"m.py", disk) {
                 let before = disk.clone();
+                let shown = store.to_view(b"m.py", &before);
                 prop_assert!(store.settle_step(b"m.py", &s, SettleStep::Begin));
+                // The state is saved here, before the file is replaced: a daemon killed
+                // either side of the replacement leaves a state that shows the bytes on
+                // disk as they were shown, and settles them to the same bytes.
+                for on_disk in [&before, s.original()] {
+                    let r = reloaded(store);
+                    prop_assert_eq!(r.to_view(b"m.py", on_disk), shown.clone());
+                    let again = r.settle(b"m.py", on_disk).expect("still unsettled");
+                    prop_assert_eq!(again.original(), s.original());
+                    prop_assert!(r.settle_step(b"m.py", &again, SettleStep::Begin));
+                    prop_assert!(r.settle_step(b"m.py", &again, SettleStep::Commit));
+                    prop_assert!(r.unsettled().is_empty());
+                    prop_assert_eq!(r.to_view(b"m.py", s.original()), shown.clone());
+                }
                 // Both versions show the view while the file is replaced, and after.
                 prop_assert_eq!(store.to_view(b"m.py", s.original()), store.to_view(b"m.py", &before));
                 prop_assert!(store.settle_step(b"m.py", &s, SettleStep::Commit));
@@ -340,7 +375,7 @@ proptest! {
         prop_assert!(later.unsettled().is_empty());
         prop_assert_eq!(String::from_utf8_lossy(&disk_later), String::from_utf8_lossy(&disk_now));
         prop_assert_eq!(later.to_view(b"m.py", &disk_later), view);
-        prop_assert_eq!(later.state(), now.state());
+        prop_assert_eq!(without_aliases(later.state()), without_aliases(now.state()));
     }
 
     #[test]

@@ -281,6 +281,10 @@ impl ViewFs {
                 }
                 Backing::Scratch(_) => view,
             };
+            if let Backing::Original(_) = to {
+                // Before the file is written, as for every write-back (`flush_ino_locked`).
+                self.persist_transform_state(Durability::KillSafe);
+            }
             write_atomic(
                 &dst,
                 &bytes,
@@ -290,9 +294,6 @@ impl ViewFs {
                 self.staging.as_deref(),
             )
             .map_err(|e| FsError::write_back(format!("write {}", dst.display()), e))?;
-            if let Backing::Original(_) = to {
-                self.persist_transform_state(Durability::KillSafe);
-            }
         } else {
             return Err(FsError::new(
                 libc::EXDEV,
@@ -342,6 +343,8 @@ impl ViewFs {
         } else {
             self.to_original_killsafe(rel, view, Some(&base))?
         };
+        // Before the file is written, as for every write-back (`flush_ino_locked`).
+        self.persist_transform_state(Durability::KillSafe);
         if orig != current {
             write_atomic(
                 path,
@@ -354,7 +357,6 @@ impl ViewFs {
             )
             .map_err(|e| FsError::write_back(format!("write {}", path.display()), e))?;
         }
-        self.persist_transform_state(Durability::KillSafe);
         let m = fs::symlink_metadata(path)
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
         self.cache.put(rel, Stamp::of(&m), view.clone());

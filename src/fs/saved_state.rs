@@ -201,6 +201,7 @@ mod tests {
             base_blob: None,
             base_layout: None,
             unsettled: false,
+            aliases: Vec::new(),
         }
     }
 

@@ -155,6 +155,10 @@ impl ViewFs {
         if !step(SettleStep::Begin) {
             return Ok(());
         }
+        // Saved with both versions before the file is replaced: a daemon killed in between
+        // leaves a state under which either shows the same view (`LayoutStore::settle`
+        // settles an alias at the next mount).
+        self.persist_transform_state(Durability::KillSafe);
         let view = self.cache.get(rel, Stamp::of(&p.meta));
         let bytes = p.settled.original();
         if bytes != p.current.as_slice() {
@@ -373,5 +377,63 @@ mod tests {
         let now = run(false);
         assert_eq!(now, [b"# three\n# two\n# one\n".as_slice(), SRC].concat());
         assert_eq!(run(true), now);
+    }
+
+    /// The layout state is saved before a write-back replaces the file: a daemon killed
+    /// between the two (here: the replacement fails, then the daemon stops) leaves a state
+    /// under which the next daemon shows either version of the file as it was shown, the
+    /// agent's own order of definitions included, which no fresh plan gives.
+    #[test]
+    fn a_state_saved_before_the_file_is_replaced_shows_either_version() {
+        let seed = reordering_seed();
+        // The definitions in an order that is neither the view's nor the original's.
+        let moved = |view: &[u8]| {
+            let text = String::from_utf8(view.to_vec()).unwrap();
+            let defs: Vec<&str> = text.trim_end().split("\n\n\n").collect();
+            let src = String::from_utf8(SRC.to_vec()).unwrap();
+            [[2, 0, 1], [1, 2, 0], [2, 1, 0], [0, 2, 1], [1, 0, 2]]
+                .iter()
+                .map(|p| format!("{}\n", p.map(|i| defs[i]).join("\n\n\n")))
+                .find(|t| t.as_bytes() != view && *t != src)
+                .unwrap()
+                .into_bytes()
+        };
+        let first = |view: &[u8]| [b"# one\n".as_slice(), view].concat();
+        let setup = || {
+            let d = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(d.path().join("orig")).unwrap();
+            std::fs::write(d.path().join("orig/m.py"), SRC).unwrap();
+            let fs = fresh(d.path(), seed, false);
+            let ino = fs.lookup_path(Path::new("m.py")).unwrap().ino;
+            let view = fs.read_ino(ino, 0, 1 << 16).unwrap();
+            let one = first(&view);
+            fs.write_ino(ino, 0, &one).unwrap();
+            (d, fs, ino, one)
+        };
+        // Where the second write lands.
+        let (d, fs, ino, one) = setup();
+        let two = moved(&one);
+        fs.write_ino(ino, 0, &two).unwrap();
+        let landed = std::fs::read(d.path().join("orig/m.py")).unwrap();
+        drop(fs);
+        drop(d);
+
+        let (d, fs, ino, one) = setup();
+        let orig = d.path().join("orig/m.py");
+        let written = std::fs::read(&orig).unwrap();
+        assert_ne!(written, landed);
+        std::fs::remove_dir_all(d.path().join("state/staging")).unwrap();
+        assert!(fs.write_ino(ino, 0, &two).is_err(), "the replacement fails");
+        assert_eq!(std::fs::read(&orig).unwrap(), written);
+        drop(fs);
+        let view = |fs: &ViewFs| {
+            let ino = fs.lookup_path(Path::new("m.py")).unwrap().ino;
+            fs.read_ino(ino, 0, 1 << 16).unwrap()
+        };
+        // Killed before the rename: the old bytes, shown as they were.
+        assert_eq!(view(&fresh(d.path(), seed, false)), one);
+        // Killed after it: the new bytes, shown as written.
+        std::fs::write(&orig, &landed).unwrap();
+        assert_eq!(view(&fresh(d.path(), seed, false)), two);
     }
 }

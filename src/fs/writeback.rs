@@ -254,6 +254,9 @@ impl ViewFs {
                 }
             }
         };
+        // Saved before the file is replaced: the store knows both versions by now, so a
+        // daemon killed in between leaves a state that shows either as it was shown.
+        self.persist_transform_state(durability);
         if base.as_deref() != Some(orig.as_slice()) {
             write_atomic(
                 &path,
@@ -273,7 +276,6 @@ impl ViewFs {
         {
             self.remember_removed(&rel, old);
         }
-        self.persist_transform_state(durability);
         let m = fs::symlink_metadata(&path)
             .map_err(|e| FsError::eio(format!("stat {}", path.display()), e))?;
         let data = Arc::new(data);

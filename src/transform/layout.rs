@@ -280,6 +280,11 @@ pub struct FileLayout {
     /// settles it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsettled: bool,
+    /// Other versions of the original and their layouts (`Entry::aliases`). The state is
+    /// saved before a write-back replaces the file, so a daemon killed in between leaves a
+    /// state that knows both the bytes on disk and the bytes that were to replace them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<(String, Layout)>,
 }
 
 /// The original content and layout a file had before the first write through the view.
@@ -348,7 +353,9 @@ struct Entry {
     /// reader may still hold, since readers take no lock: the bytes a write-back replaced
     /// (shown as they were shown before it), and either side of a settle (`settle_step`;
     /// both show the same view). Without them such a reader's fresh plan would replace the
-    /// entry, and the file written would lose its layout. Never saved.
+    /// entry, and the file written would lose its layout. Saved with the entry, for the
+    /// same reason across a killed daemon: the state is saved before the file is replaced,
+    /// so either version may be on disk at the next mount (`anchor_and_current`, `settle`).
     aliases: Vec<(String, Layout)>,
 }
 
@@ -481,6 +488,7 @@ fn saved_form(path: &[u8], e: &Entry) -> Option<FileLayout> {
         base_blob: e.base.as_ref().map(|b| b.sha.clone()),
         base_layout: e.base.as_ref().map(|b| b.file.layout.clone()),
         unsettled: e.pending.is_some(),
+        aliases: e.aliases.clone(),
     })
 }
 
@@ -579,7 +587,7 @@ impl LayoutStore {
                         base,
                         planned: false,
                         pending,
-                        aliases: Vec::new(),
+                        aliases: f.aliases,
                     },
                 )
             })
@@ -682,12 +690,14 @@ impl LayoutStore {
     /// shown with now.
     fn anchor_and_current(&self, path: &[u8], current: &[u8]) -> ((Base, bool), (String, Layout)) {
         let hash = digest(current);
-        let known = self
-            .files
-            .lock()
-            .get(path)
-            .filter(|e| e.hash == hash)
-            .map(|e| (e.layout.clone(), e.base.clone(), e.planned));
+        // An alias: the state was saved for a write-back that a killed daemon never made
+        // (or an outside writer put an earlier version back). Shown with its own layout and
+        // inverted against the same base as the entry's bytes, as a write-back that did land.
+        let known = self.files.lock().get(path).and_then(|e| {
+            let planned = e.planned && e.hash == hash;
+            e.layout_for(&hash)
+                .map(|l| (l.clone(), e.base.clone(), planned))
+        });
         let anchor = match known {
             Some((layout, Some(base), _)) => return ((base, false), (hash, layout)),
             // A base made here is the current original, whose digest is `hash`.
@@ -791,15 +801,27 @@ impl LayoutStore {
     /// puts it in place. `None` when there is nothing to settle.
     pub fn settle(&self, path: &[u8], original: &[u8]) -> Option<Settled> {
         let hash = digest(original);
-        let (anchor, anchor_planned) = {
+        let (anchor, anchor_planned, from, shown) = {
             let files = self.files.lock();
-            let e = files.get(path).filter(|e| e.hash == hash)?;
-            (e.base.clone()?, e.pending?)
+            let e = files.get(path)?;
+            let shown = match e.hash == hash {
+                true => None,
+                // An alias: a daemon killed between saving the state and replacing the file
+                // (this write-back's or the settle's own): the file is settled to the view
+                // its bytes show, which the view keeps showing.
+                false => Some(e.layout_for(&hash)?.clone()),
+            };
+            (e.base.clone()?, e.pending?, e.hash.clone(), shown)
         };
-        // The identity layout: the view (in original names) is the original itself.
-        let (settled, layout) = inverse(&anchor.file.original, &anchor.file.layout, original);
+        // The identity layout of an unsettled original: the view (in original names) is the
+        // original itself.
+        let view = match &shown {
+            None => std::borrow::Cow::Borrowed(original),
+            Some(layout) => std::borrow::Cow::Owned(render(original, layout)),
+        };
+        let (settled, layout) = inverse(&anchor.file.original, &anchor.file.layout, &view);
         Some(Settled {
-            from: hash,
+            from,
             to: digest(&settled),
             original: settled,
             layout,
@@ -824,8 +846,14 @@ impl LayoutStore {
             return false;
         };
         match step {
-            SettleStep::Begin => e.alias((s.to.clone(), s.layout.clone())),
-            SettleStep::Abort => e.aliases.retain(|(h, _)| *h != s.to),
+            SettleStep::Begin => {
+                e.alias((s.to.clone(), s.layout.clone()));
+                files.changed.insert(path.to_vec());
+            }
+            SettleStep::Abort => {
+                e.aliases.retain(|(h, _)| *h != s.to);
+                files.changed.insert(path.to_vec());
+            }
             SettleStep::Commit => {
                 let unsettled = (e.hash.clone(), e.layout.clone());
                 let mut next = Entry::inverted(
@@ -1069,7 +1097,12 @@ mod tests {
             store.to_original(b"m.py", &thrice, Some(s.original())),
             alone.to_original(b"m.py", &thrice, Some(&twice_alone))
         );
-        assert_eq!(store.state(), alone.state());
+        // Alike but for the other versions each remembers (readers and settles differ).
+        let versions = |mut st: LayoutState| {
+            st.files.iter_mut().for_each(|f| f.aliases.clear());
+            st
+        };
+        assert_eq!(versions(store.state()), versions(alone.state()));
     }
 
     #[test]
