@@ -77,10 +77,24 @@ impl ViewFs {
             _ => None,
         };
         let replaced = replaced.map(|(b, _)| b);
-        fs::rename(&from, &to).map_err(|e| FsError::io(format!("rename {}", from.display()), e))?;
-        if let (Backing::Original(f), Backing::Original(t), None) =
-            (&from_back, &to_back, &replaced)
-        {
+        let moves_state = match (&from_back, &to_back, &replaced) {
+            (Backing::Original(f), Backing::Original(t), None) => Some((f, t)),
+            _ => None,
+        };
+        if let Some((f, t)) = moves_state {
+            // Saved with the layouts at both paths before the move, as every write-back saves
+            // before it replaces a file: a daemon killed either side of the rename leaves a
+            // state that shows the file as it was shown.
+            let _ = catch_unwind(AssertUnwindSafe(|| self.transform.rename_begin(f, t)));
+            self.persist_transform_state(Durability::KillSafe);
+        }
+        if let Err(e) = fs::rename(&from, &to) {
+            if let Some((f, t)) = moves_state {
+                let _ = catch_unwind(AssertUnwindSafe(|| self.transform.rename_abort(f, t)));
+            }
+            return Err(FsError::io(format!("rename {}", from.display()), e));
+        }
+        if let Some((f, t)) = moves_state {
             let _ = catch_unwind(AssertUnwindSafe(|| self.transform.renamed(f, t)));
             // The layout moved with the file: saved now, not at the next write-back, so a
             // remount, `patch --mount` or a killed daemon sees the file in the order it has.

@@ -436,4 +436,40 @@ mod tests {
         std::fs::write(&orig, &landed).unwrap();
         assert_eq!(view(&fresh(d.path(), seed, false)), two);
     }
+
+    /// The same for a move: the layouts are saved at both paths before the rename, so a
+    /// daemon killed after it (here: the rename fails, the daemon stops, and the tree is
+    /// then moved as the rename would have) shows the file at its new path as it was shown,
+    /// not in the order a fresh plan gives that path.
+    #[test]
+    fn a_state_saved_before_a_rename_shows_the_file_at_its_new_path() {
+        let view_at = |fs: &ViewFs, rel: &str| {
+            let ino = fs.lookup_path(Path::new(rel)).unwrap().ino;
+            fs.read_ino(ino, 0, 1 << 16).unwrap()
+        };
+        let seed = (0..64)
+            .find(|&s| {
+                let t = transform(s, Path::new("/nonexistent"));
+                let (p, q) = (Path::new("p/m.py"), Path::new("q/m.py"));
+                t.content_to_view(p, SRC) != t.content_to_view(q, SRC)
+            })
+            .expect("a seed that orders the file by its path");
+        let d = tempfile::tempdir().unwrap();
+        let orig = d.path().join("orig");
+        std::fs::create_dir_all(orig.join("p")).unwrap();
+        std::fs::create_dir_all(orig.join("q")).unwrap();
+        std::fs::write(orig.join("p/m.py"), SRC).unwrap();
+        std::fs::write(orig.join("q/other.txt"), b"x\n").unwrap();
+        let fs = fresh(d.path(), seed, false);
+        let shown = view_at(&fs, "p/m.py");
+        let root = super::super::ROOT_INO;
+        let e = fs
+            .rename(root, "p".as_ref(), root, "q".as_ref(), 0)
+            .unwrap_err();
+        assert_eq!(e.errno, libc::ENOTEMPTY);
+        drop(fs);
+        std::fs::remove_dir_all(orig.join("q")).unwrap();
+        std::fs::rename(orig.join("p"), orig.join("q")).unwrap();
+        assert_eq!(view_at(&fresh(d.path(), seed, false), "q/m.py"), shown);
+    }
 }

@@ -932,23 +932,52 @@ impl LayoutStore {
     /// does not change, though its path seeds the order).
     pub fn rename(&self, from: &[u8], to: &[u8]) {
         let mut files = self.files.lock();
-        let mut prefix = from.to_vec();
-        prefix.push(b'/');
-        let moved: Vec<Vec<u8>> = files
-            .map
-            .keys()
-            .filter(|k| k.as_slice() == from || k.starts_with(&prefix))
-            .cloned()
-            .collect();
-        for k in moved {
+        for k in files.under(from) {
             if let Some(mut e) = files.take(&k) {
                 // The old path seeded this layout; the new path would plan another one.
                 e.planned = false;
-                let mut nk = to.to_vec();
-                nk.extend_from_slice(&k[from.len()..]);
-                files.put(nk, e);
+                files.put(moved_path(&k, from, to), e);
             }
         }
+    }
+
+    /// Before the move of [`LayoutStore::rename`]: the entries below `from` are copied below
+    /// `to` as well, so a state saved now shows the file alike at either path (a daemon
+    /// killed before or after the move; the copies left at the path without the file are
+    /// never read, and go with its next removal or rename there).
+    pub fn rename_begin(&self, from: &[u8], to: &[u8]) {
+        let mut files = self.files.lock();
+        for k in files.under(from) {
+            if let Some(mut e) = files.get(&k).cloned() {
+                e.planned = false;
+                files.put(moved_path(&k, from, to), e);
+            }
+        }
+    }
+
+    /// The move after [`LayoutStore::rename_begin`] failed: the copies go.
+    pub fn rename_abort(&self, from: &[u8], to: &[u8]) {
+        let mut files = self.files.lock();
+        for k in files.under(from) {
+            files.take(&moved_path(&k, from, to));
+        }
+    }
+}
+
+/// Path `k` below `from`, moved below `to`.
+fn moved_path(k: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    [to, &k[from.len()..]].concat()
+}
+
+impl Files {
+    /// The paths of the entries for `path` and below it.
+    fn under(&self, path: &[u8]) -> Vec<Vec<u8>> {
+        let prefix = [path, b"/"].concat();
+        self.map
+            .keys()
+            .filter(|k| k.as_slice() == path || k.starts_with(&prefix))
+            .cloned()
+            .collect()
     }
 }
 
@@ -1191,6 +1220,37 @@ mod tests {
         assert_eq!(back.to_view(b"c.py", b), store.to_view(b"c.py", b));
     }
 
+    /// Between `rename_begin` and the move, the saved state shows each file below the moved
+    /// directory alike at the old and the new path (a killed daemon leaves the tree either
+    /// way), with the layout the view showed, which a fresh plan at the new path would not
+    /// give; an aborted move leaves the store as before, a completed one as a plain move.
+    #[test]
+    fn a_state_saved_before_a_move_shows_the_file_at_either_path() {
+        let src =
+            b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let (old, new) = (&b"p/m.py"[..], &b"q/m.py"[..]);
+        let seed = (0..64)
+            .find(|&s| plan(old, src, s, &BTreeSet::new()) != plan(new, src, s, &BTreeSet::new()))
+            .expect("a seed that orders the file by its path");
+        let store = LayoutStore::new(seed);
+        let shown = store.to_view(old, src);
+        let before = store.state();
+        store.rename_begin(b"p", b"q");
+        let saved = LayoutStore::from_state(store.state(), &|n| store.base_blob(n));
+        assert_eq!(saved.to_view(old, src), shown, "killed before the move");
+        assert_eq!(saved.to_view(new, src), shown, "killed after the move");
+        store.rename_abort(b"p", b"q");
+        assert_eq!(store.state(), before);
+        assert_eq!(store.to_view(old, src), shown);
+        let plain = LayoutStore::new(seed);
+        plain.to_view(old, src);
+        plain.rename(b"p", b"q");
+        store.rename_begin(b"p", b"q");
+        store.rename(b"p", b"q");
+        assert_eq!(store.state(), plain.state());
+        assert_eq!(store.to_view(new, src), shown);
+    }
+
     /// The journal's contract: after any sequence of writes, replans, renames and removals,
     /// the changes drained so far, replayed in order onto the first state, give `state()`;
     /// and a step that leaves the saved state as it was drains nothing.
@@ -1219,6 +1279,12 @@ mod tests {
             store.changes().is_empty(),
             "an unchanged write-back drained a change"
         );
+        store.rename_begin(b"p", b"r");
+        check(&store, "a move begun");
+        store.rename_abort(b"p", b"r");
+        check(&store, "a move undone");
+        store.rename_begin(b"p", b"q");
+        check(&store, "a move begun again");
         store.rename(b"p", b"q");
         check(&store, "a directory moved");
         // The original changed behind the store's back: a fresh plan, no longer saved.

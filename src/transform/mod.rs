@@ -145,6 +145,12 @@ pub trait Transform: Send + Sync + 'static {
     /// A file or directory moved in the original (not over an existing file): per-path state
     /// moves with it.
     fn renamed(&self, _from_orig: &Path, _to_orig: &Path) {}
+    /// A file or directory is about to move (then `renamed`, or `rename_abort` if the move
+    /// failed): per-path state is known at both paths meanwhile, so a state saved in between
+    /// shows the file alike wherever a killed daemon left it.
+    fn rename_begin(&self, _from_orig: &Path, _to_orig: &Path) {}
+    /// The move announced by `rename_begin` did not happen.
+    fn rename_abort(&self, _from_orig: &Path, _to_orig: &Path) {}
     /// Whether the original's previous content changes what `content_to_original` gives
     /// (Level 3 inverts against it); when not, the filesystem need not look for one.
     fn base_matters(&self, _orig_rel: &Path) -> bool {
@@ -444,6 +450,24 @@ impl Transform for Composite {
     fn renamed(&self, from_orig: &Path, to_orig: &Path) {
         if let Some(store) = &self.l3 {
             store.rename(
+                from_orig.as_os_str().as_encoded_bytes(),
+                to_orig.as_os_str().as_encoded_bytes(),
+            );
+        }
+    }
+
+    fn rename_begin(&self, from_orig: &Path, to_orig: &Path) {
+        if let Some(store) = &self.l3 {
+            store.rename_begin(
+                from_orig.as_os_str().as_encoded_bytes(),
+                to_orig.as_os_str().as_encoded_bytes(),
+            );
+        }
+    }
+
+    fn rename_abort(&self, from_orig: &Path, to_orig: &Path) {
+        if let Some(store) = &self.l3 {
+            store.rename_abort(
                 from_orig.as_os_str().as_encoded_bytes(),
                 to_orig.as_os_str().as_encoded_bytes(),
             );
