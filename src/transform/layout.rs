@@ -371,17 +371,22 @@ impl Entry {
         self.aliases.iter().find(|(h, _)| h == hash).map(|(_, l)| l)
     }
 
-    /// The entry of `original` (digest `hash`), just inverted against `anchor` to `layout`.
-    /// A file back to its anchor's bytes and layout keeps no base, and counts as planned when
-    /// the anchor was (so a tool rewriting files unchanged grows no saved state).
+    /// The entry of `original` (digest `hash`), just inverted against `anchor` to `layout`,
+    /// replacing the bytes whose digest is `replaced`. A file rewritten unchanged to its
+    /// anchor's bytes and layout keeps no base, and counts as planned when the anchor was (so
+    /// a tool rewriting files unchanged grows no saved state). A file changed back to them
+    /// keeps the anchor and is saved: the state is saved before the file is replaced, and a
+    /// daemon killed in between leaves the replaced bytes, which must still find their
+    /// layout (an alias) and their base.
     fn inverted(
         anchor: Base,
         anchor_planned: bool,
         original: &[u8],
-        hash: String,
+        (hash, replaced): (String, &str),
         layout: Layout,
     ) -> Entry {
-        let pristine = original == anchor.file.original && layout == anchor.file.layout;
+        let pristine =
+            original == anchor.file.original && layout == anchor.file.layout && replaced == hash;
         Entry {
             hash,
             layout,
@@ -738,7 +743,8 @@ impl LayoutStore {
         replaced: (String, Layout),
     ) -> Vec<u8> {
         let (original, layout) = inverse(&anchor.file.original, &anchor.file.layout, view);
-        let e = Entry::inverted(anchor, anchor_planned, &original, digest(&original), layout);
+        let hashes = (digest(&original), replaced.0.as_str());
+        let e = Entry::inverted(anchor, anchor_planned, &original, hashes, layout);
         self.put_replacing(path, replaced, e);
         original
     }
@@ -775,7 +781,7 @@ impl LayoutStore {
             // every layout it returns and `inverse` keeps for every layout it returns).
             let original = anchor.file.original.clone();
             let (hash, layout) = (anchor.sha.clone(), anchor.file.layout.clone());
-            let e = Entry::inverted(anchor, anchor_planned, &original, hash, layout);
+            let e = Entry::inverted(anchor, anchor_planned, &original, (hash, &shown.0), layout);
             self.put_replacing(path, shown, e);
             return original;
         }
@@ -860,7 +866,7 @@ impl LayoutStore {
                     s.anchor.clone(),
                     s.anchor_planned,
                     &s.original,
-                    s.to.clone(),
+                    (s.to.clone(), &unsettled.0),
                     s.layout.clone(),
                 );
                 next.aliases = e.aliases.clone();
@@ -1218,6 +1224,62 @@ mod tests {
         let back = LayoutStore::from_state(st, &|n| store.base_blob(n));
         assert_eq!(back.to_view(b"a.py", &orig), store.to_view(b"a.py", &orig));
         assert_eq!(back.to_view(b"c.py", b), store.to_view(b"c.py", b));
+    }
+
+    /// A write that changes a file back to its first original (an edit undone) is saved
+    /// with its base and the bytes it replaces: the state is saved before the file is
+    /// replaced, and a daemon killed in between leaves the edited bytes, which must still
+    /// show as they were shown and be inverted against the first original. (A rewrite that
+    /// changes nothing is still not saved:
+    /// `saved_state_holds_what_writes_and_renames_made_and_nothing_else`.)
+    #[test]
+    fn an_undone_edit_saved_before_its_replacement_keeps_the_edited_bytes_shown() {
+        let src =
+            b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let store = (0..64)
+            .map(LayoutStore::new)
+            .find(|s| s.to_view(b"m.py", src) != src)
+            .expect("a seed that reorders");
+        let view = store.to_view(b"m.py", src);
+        // Edited with the definitions moved to an order no plan gives, then undone.
+        let text = String::from_utf8(view.clone()).unwrap();
+        let defs: Vec<&str> = text.trim_end().split("\n\n\n").collect();
+        let order = |p: [usize; 3]| format!("{}\n", p.map(|i| defs[i]).join("\n\n\n"));
+        let edited = [[2, 0, 1], [1, 2, 0], [2, 1, 0], [0, 2, 1], [1, 0, 2]]
+            .into_iter()
+            .map(order)
+            .find(|t| t.as_bytes() != view && t.as_bytes() != src)
+            .unwrap()
+            .into_bytes();
+        let o = store.to_original(b"m.py", &edited, Some(src));
+        assert_eq!(store.to_original(b"m.py", &view, Some(&o)), src, "undone");
+        let saved = LayoutStore::from_state(store.state(), &|n| store.base_blob(n));
+        assert_eq!(
+            saved.to_view(b"m.py", &o),
+            edited,
+            "killed before the replacement"
+        );
+        assert_eq!(saved.to_view(b"m.py", src), view, "killed after it");
+        // Every order of the three definitions, written next: inverted against the first
+        // original, as after the undo had landed.
+        for p in [
+            [0, 1, 2],
+            [2, 0, 1],
+            [1, 2, 0],
+            [2, 1, 0],
+            [0, 2, 1],
+            [1, 0, 2],
+        ] {
+            let again = [b"# x\n".as_slice(), order(p).as_bytes()].concat();
+            let from_edited = LayoutStore::from_state(store.state(), &|n| store.base_blob(n));
+            let direct = LayoutStore::new(store.seed);
+            direct.to_view(b"m.py", src);
+            assert_eq!(
+                from_edited.to_original(b"m.py", &again, Some(&o)),
+                direct.to_original(b"m.py", &again, Some(src)),
+                "the next write ({p:?}) is inverted against the first original"
+            );
+        }
     }
 
     /// Between `rename_begin` and the move, the saved state shows each file below the moved
