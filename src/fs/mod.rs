@@ -68,6 +68,8 @@ mod writeback;
 mod xattrs;
 
 #[cfg(test)]
+mod kill_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::{HashMap, HashSet};

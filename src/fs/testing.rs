@@ -61,3 +61,62 @@ impl Transform for SwapTransform {
         swap(view)
     }
 }
+
+/// Level 3 over a temp dir, for the tests of write-backs that reorder (`settle.rs`,
+/// `kill_tests.rs`): the real layout store, no renaming, the state read back as a mount
+/// reads it.
+#[cfg(test)]
+pub mod level3 {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::super::{saved_state, Options, ViewFs, TRANSFORM_BLOBS_DIR};
+    use crate::transform::layout::LayoutStore;
+    use crate::transform::{Composite, Transform};
+
+    pub const SRC: &[u8] = b"def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\ndef third():\n    return 3\n";
+
+    /// Level 3 alone, from the state directory's saved layouts when there are some (a mount).
+    pub fn transform(seed: u64, state: &Path) -> Composite {
+        let store = match saved_state::load(state) {
+            Some(st) => LayoutStore::from_state(st, &|n| {
+                std::fs::read(state.join(TRANSFORM_BLOBS_DIR).join(n)).ok()
+            }),
+            None => LayoutStore::new(seed),
+        };
+        Composite {
+            l2: None,
+            l3: Some(store),
+            l4: None,
+        }
+    }
+
+    /// A seed under which `SRC` is shown in another order.
+    pub fn reordering_seed() -> u64 {
+        (0..64)
+            .find(|&s| {
+                transform(s, Path::new("/nonexistent")).content_to_view(Path::new("m.py"), SRC)
+                    != SRC
+            })
+            .expect("a seed that reorders")
+    }
+
+    /// A view of `dir/orig` with its state in `dir/state`, watched as a mount sets it up;
+    /// `settle_later` as under a mount with the flusher (which no test runs).
+    pub fn fresh(dir: &Path, seed: u64, settle_later: bool) -> ViewFs {
+        let orig = dir.join("orig");
+        let state = dir.join("state");
+        let fs = ViewFs::new(
+            &orig,
+            &state,
+            Arc::new(transform(seed, &state)),
+            Options::default(),
+        )
+        .unwrap();
+        fs.set_watched();
+        if settle_later {
+            fs.settle_later();
+        }
+        fs
+    }
+}

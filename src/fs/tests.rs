@@ -2718,29 +2718,3 @@ fn a_file_written_in_pieces_is_inverted_from_what_each_piece_adds() {
     );
     assert!(t.whole.load(SeqCst) > whole);
 }
-
-/// What a daemon killed in the middle of a write-back left (its temporary file, in the
-/// staging directory or, when that was on another filesystem, beside the file) is removed
-/// by the next daemon; temporaries of a live daemon stay.
-#[test]
-fn temporaries_of_killed_daemons_are_removed() {
-    let dir = tempfile::tempdir().unwrap();
-    let (orig, state) = (dir.path().join("orig"), dir.path().join("state"));
-    let prefix = crate::transform::WRITEBACK_TMP_PREFIX;
-    let dead = format!("{prefix}{}.1", u32::MAX - 1);
-    let live = format!("{prefix}{}.1", std::process::id());
-    write(&orig.join("pkg/mod.py"), b"x = 1\n");
-    for d in [orig.join("pkg"), state.join("staging")] {
-        write(&d.join(&dead), b"half");
-        write(&d.join(&live), b"in flight");
-    }
-    let options = Options {
-        scan_at_new: true,
-        ..Options::default()
-    };
-    let _fs = ViewFs::new(&orig, &state, Arc::new(SwapTransform), options).unwrap();
-    for d in [orig.join("pkg"), state.join("staging")] {
-        assert!(!d.join(&dead).exists(), "{}", d.display());
-        assert!(d.join(&live).exists(), "{}", d.display());
-    }
-}
