@@ -231,17 +231,14 @@ fn a_saved_edit_is_settled_when_fsync_returns() {
         .unwrap()
         .sync_all()
         .unwrap();
-    let diff = run_ok(git(&repo.orig).args(["diff", "-U0", "--", rel]));
-    let changed: Vec<&str> = diff
-        .lines()
-        .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++"))
-        .filter(|l| !l.starts_with("---"))
-        .collect();
-    assert_eq!(changed, ["+# saved through the view"], "{diff}");
+    let diff = repo.diff();
+    assert_eq!(
+        (&diff.removed, &diff.added),
+        (&vec![], &vec!["# saved through the view".to_string()]),
+        "{}",
+        diff.raw
+    );
     assert_eq!(fs::read_to_string(m.path(&view_rel)).unwrap(), text);
     m.unmount();
-    assert_eq!(
-        run_ok(git(&repo.orig).args(["diff", "-U0", "--", rel])),
-        diff
-    );
+    assert_eq!(repo.diff(), diff);
 }

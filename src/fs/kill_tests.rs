@@ -6,9 +6,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::testing::level3::{fresh, reordering_seed, transform, SRC};
+use super::testing::level3::{fresh, reordering_seed, transform, tree_of_src, view_of, SRC};
 use super::testing::SwapTransform;
 use super::{Options, ViewFs};
+use crate::transform::layout::three_defs;
 use crate::transform::Transform;
 
 fn write(p: &Path, b: &[u8]) {
@@ -25,33 +26,17 @@ fn write(p: &Path, b: &[u8]) {
 #[test]
 fn a_state_saved_before_the_file_is_replaced_shows_either_version() {
     let seed = reordering_seed();
-    // The definitions in an order that is neither the view's nor the original's.
-    let moved = |view: &[u8]| {
-        let text = String::from_utf8(view.to_vec()).unwrap();
-        let defs: Vec<&str> = text.trim_end().split("\n\n\n").collect();
-        let src = String::from_utf8(SRC.to_vec()).unwrap();
-        [[2, 0, 1], [1, 2, 0], [2, 1, 0], [0, 2, 1], [1, 0, 2]]
-            .iter()
-            .map(|p| format!("{}\n", p.map(|i| defs[i]).join("\n\n\n")))
-            .find(|t| t.as_bytes() != view && *t != src)
-            .unwrap()
-            .into_bytes()
-    };
-    let first = |view: &[u8]| [b"# one\n".as_slice(), view].concat();
     let setup = || {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("orig")).unwrap();
-        std::fs::write(d.path().join("orig/m.py"), SRC).unwrap();
+        let d = tree_of_src();
         let fs = fresh(d.path(), seed, false);
         let ino = fs.lookup_path(Path::new("m.py")).unwrap().ino;
-        let view = fs.read_ino(ino, 0, 1 << 16).unwrap();
-        let one = first(&view);
+        let one = [b"# one\n".as_slice(), &view_of(&fs, "m.py")].concat();
         fs.write_ino(ino, 0, &one).unwrap();
         (d, fs, ino, one)
     };
     // Where the second write lands.
     let (d, fs, ino, one) = setup();
-    let two = moved(&one);
+    let two = three_defs::moved(&one, SRC);
     fs.write_ino(ino, 0, &two).unwrap();
     let landed = std::fs::read(d.path().join("orig/m.py")).unwrap();
     drop(fs);
@@ -65,15 +50,11 @@ fn a_state_saved_before_the_file_is_replaced_shows_either_version() {
     assert!(fs.write_ino(ino, 0, &two).is_err(), "the replacement fails");
     assert_eq!(std::fs::read(&orig).unwrap(), written);
     drop(fs);
-    let view = |fs: &ViewFs| {
-        let ino = fs.lookup_path(Path::new("m.py")).unwrap().ino;
-        fs.read_ino(ino, 0, 1 << 16).unwrap()
-    };
     // Killed before the rename: the old bytes, shown as they were.
-    assert_eq!(view(&fresh(d.path(), seed, false)), one);
+    assert_eq!(view_of(&fresh(d.path(), seed, false), "m.py"), one);
     // Killed after it: the new bytes, shown as written.
     std::fs::write(&orig, &landed).unwrap();
-    assert_eq!(view(&fresh(d.path(), seed, false)), two);
+    assert_eq!(view_of(&fresh(d.path(), seed, false), "m.py"), two);
 }
 
 /// The same for a move: the layouts are saved at both paths before the rename, so a
@@ -82,10 +63,6 @@ fn a_state_saved_before_the_file_is_replaced_shows_either_version() {
 /// not in the order a fresh plan gives that path.
 #[test]
 fn a_state_saved_before_a_rename_shows_the_file_at_its_new_path() {
-    let view_at = |fs: &ViewFs, rel: &str| {
-        let ino = fs.lookup_path(Path::new(rel)).unwrap().ino;
-        fs.read_ino(ino, 0, 1 << 16).unwrap()
-    };
     let seed = (0..64)
         .find(|&s| {
             let t = transform(s, Path::new("/nonexistent"));
@@ -95,12 +72,10 @@ fn a_state_saved_before_a_rename_shows_the_file_at_its_new_path() {
         .expect("a seed that orders the file by its path");
     let d = tempfile::tempdir().unwrap();
     let orig = d.path().join("orig");
-    std::fs::create_dir_all(orig.join("p")).unwrap();
-    std::fs::create_dir_all(orig.join("q")).unwrap();
-    std::fs::write(orig.join("p/m.py"), SRC).unwrap();
-    std::fs::write(orig.join("q/other.txt"), b"x\n").unwrap();
+    write(&orig.join("p/m.py"), SRC);
+    write(&orig.join("q/other.txt"), b"x\n");
     let fs = fresh(d.path(), seed, false);
-    let shown = view_at(&fs, "p/m.py");
+    let shown = view_of(&fs, "p/m.py");
     let root = super::ROOT_INO;
     let e = fs
         .rename(root, "p".as_ref(), root, "q".as_ref(), 0)
@@ -109,7 +84,7 @@ fn a_state_saved_before_a_rename_shows_the_file_at_its_new_path() {
     drop(fs);
     std::fs::remove_dir_all(orig.join("q")).unwrap();
     std::fs::rename(orig.join("p"), orig.join("q")).unwrap();
-    assert_eq!(view_at(&fresh(d.path(), seed, false), "q/m.py"), shown);
+    assert_eq!(view_of(&fresh(d.path(), seed, false), "q/m.py"), shown);
 }
 
 /// What a daemon killed in the middle of a write-back left (its temporary file, in the

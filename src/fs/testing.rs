@@ -91,6 +91,20 @@ pub mod level3 {
         }
     }
 
+    /// A temp dir whose `orig/m.py` holds `SRC` (for [`fresh`]).
+    pub fn tree_of_src() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("orig")).unwrap();
+        std::fs::write(d.path().join("orig/m.py"), SRC).unwrap();
+        d
+    }
+
+    /// What `fs` shows at view path `rel`.
+    pub fn view_of(fs: &ViewFs, rel: &str) -> Vec<u8> {
+        let ino = fs.lookup_path(Path::new(rel)).unwrap().ino;
+        fs.read_ino(ino, 0, 1 << 16).unwrap()
+    }
+
     /// A seed under which `SRC` is shown in another order.
     pub fn reordering_seed() -> u64 {
         (0..64)

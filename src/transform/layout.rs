@@ -1019,9 +1019,53 @@ pub fn plan(path: &[u8], original: &[u8], seed: u64, ordered: &BTreeSet<String>)
     planned
 }
 
+/// Files of three definitions for tests, here and in `fs`: their definitions put in
+/// another order by hand, one that no fresh plan gives.
+#[cfg(test)]
+pub(crate) mod three_defs {
+    /// A file of three definitions a, b, c.
+    pub const SRC: &[u8] =
+        b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+
+    /// Every order of three definitions.
+    pub const ORDERS: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [2, 0, 1],
+        [1, 2, 0],
+        [2, 1, 0],
+        [0, 2, 1],
+        [1, 0, 2],
+    ];
+
+    /// The definitions of `view` (separated by two blank lines) in `order`.
+    pub fn in_order(view: &[u8], order: [usize; 3]) -> Vec<u8> {
+        let text = String::from_utf8_lossy(view);
+        let defs: Vec<&str> = text.trim_end().split("\n\n\n").collect();
+        format!("{}\n", order.map(|i| defs[i]).join("\n\n\n")).into_bytes()
+    }
+
+    /// The definitions of `view` in an order that is neither `view`'s nor `other`'s.
+    pub fn moved(view: &[u8], other: &[u8]) -> Vec<u8> {
+        ORDERS
+            .iter()
+            .map(|&p| in_order(view, p))
+            .find(|t| t != view && t != other)
+            .expect("three definitions have six orders")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::three_defs::{self, SRC};
     use super::*;
+
+    /// A store whose seed shows `SRC` in another order.
+    fn reordering_store() -> LayoutStore {
+        (0..64)
+            .map(LayoutStore::new)
+            .find(|s| s.to_view(b"m.py", SRC) != SRC)
+            .expect("a seed that reorders")
+    }
 
     #[test]
     fn layouts_are_canonical_and_checked() {
@@ -1083,23 +1127,12 @@ mod tests {
     /// take the layout away from the bytes written, nor the first base from the next write.
     #[test]
     fn a_reader_of_replaced_bytes_leaves_the_written_layout_alone() {
-        let src =
-            b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
-        let store = (0..64)
-            .map(LayoutStore::new)
-            .find(|s| s.to_view(b"m.py", src) != src)
-            .expect("a seed that reorders");
+        let src = SRC;
+        let store = reordering_store();
         let view = store.to_view(b"m.py", src);
         // Edited, and the definitions put in an order that is neither the view's nor the
         // original's: a layout no fresh plan gives.
-        let text = String::from_utf8(view.clone()).unwrap();
-        let defs: Vec<&str> = text.trim_end().split("\n\n\n").collect();
-        let moved = [[2, 0, 1], [1, 2, 0], [2, 1, 0], [0, 2, 1], [1, 0, 2]]
-            .iter()
-            .map(|p| format!("{}\n", p.map(|i| defs[i]).join("\n\n\n")))
-            .find(|t| t.as_bytes() != view && t.as_bytes() != src)
-            .unwrap();
-        let edited = [b"# x\n".as_slice(), moved.as_bytes()].concat();
+        let edited = [b"# x\n".as_slice(), &three_defs::moved(&view, src)].concat();
         let o = store.to_original(b"m.py", &edited, Some(src));
         assert_ne!(
             plan(b"m.py", &o, store.seed, &BTreeSet::new()),
@@ -1234,23 +1267,11 @@ mod tests {
     /// `saved_state_holds_what_writes_and_renames_made_and_nothing_else`.)
     #[test]
     fn an_undone_edit_saved_before_its_replacement_keeps_the_edited_bytes_shown() {
-        let src =
-            b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
-        let store = (0..64)
-            .map(LayoutStore::new)
-            .find(|s| s.to_view(b"m.py", src) != src)
-            .expect("a seed that reorders");
+        let src = SRC;
+        let store = reordering_store();
         let view = store.to_view(b"m.py", src);
         // Edited with the definitions moved to an order no plan gives, then undone.
-        let text = String::from_utf8(view.clone()).unwrap();
-        let defs: Vec<&str> = text.trim_end().split("\n\n\n").collect();
-        let order = |p: [usize; 3]| format!("{}\n", p.map(|i| defs[i]).join("\n\n\n"));
-        let edited = [[2, 0, 1], [1, 2, 0], [2, 1, 0], [0, 2, 1], [1, 0, 2]]
-            .into_iter()
-            .map(order)
-            .find(|t| t.as_bytes() != view && t.as_bytes() != src)
-            .unwrap()
-            .into_bytes();
+        let edited = three_defs::moved(&view, src);
         let o = store.to_original(b"m.py", &edited, Some(src));
         assert_eq!(store.to_original(b"m.py", &view, Some(&o)), src, "undone");
         let saved = LayoutStore::from_state(store.state(), &|n| store.base_blob(n));
@@ -1262,15 +1283,8 @@ mod tests {
         assert_eq!(saved.to_view(b"m.py", src), view, "killed after it");
         // Every order of the three definitions, written next: inverted against the first
         // original, as after the undo had landed.
-        for p in [
-            [0, 1, 2],
-            [2, 0, 1],
-            [1, 2, 0],
-            [2, 1, 0],
-            [0, 2, 1],
-            [1, 0, 2],
-        ] {
-            let again = [b"# x\n".as_slice(), order(p).as_bytes()].concat();
+        for p in three_defs::ORDERS {
+            let again = [b"# x\n".as_slice(), &three_defs::in_order(&view, p)].concat();
             let from_edited = LayoutStore::from_state(store.state(), &|n| store.base_blob(n));
             let direct = LayoutStore::new(store.seed);
             direct.to_view(b"m.py", src);
@@ -1288,8 +1302,7 @@ mod tests {
     /// give; an aborted move leaves the store as before, a completed one as a plain move.
     #[test]
     fn a_state_saved_before_a_move_shows_the_file_at_either_path() {
-        let src =
-            b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let src = SRC;
         let (old, new) = (&b"p/m.py"[..], &b"q/m.py"[..]);
         let seed = (0..64)
             .find(|&s| plan(old, src, s, &BTreeSet::new()) != plan(new, src, s, &BTreeSet::new()))
