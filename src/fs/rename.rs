@@ -85,17 +85,17 @@ impl ViewFs {
             // Saved with the layouts at both paths before the move, as every write-back saves
             // before it replaces a file: a daemon killed either side of the rename leaves a
             // state that shows the file as it was shown.
-            let _ = catch_unwind(AssertUnwindSafe(|| self.transform.rename_begin(f, t)));
+            let _ = self.guarded("rename_begin", f, || self.transform.rename_begin(f, t));
             self.persist_transform_state(Durability::KillSafe);
         }
         if let Err(e) = fs::rename(&from, &to) {
             if let Some((f, t)) = moves_state {
-                let _ = catch_unwind(AssertUnwindSafe(|| self.transform.rename_abort(f, t)));
+                let _ = self.guarded("rename_abort", f, || self.transform.rename_abort(f, t));
             }
             return Err(FsError::io(format!("rename {}", from.display()), e));
         }
         if let Some((f, t)) = moves_state {
-            let _ = catch_unwind(AssertUnwindSafe(|| self.transform.renamed(f, t)));
+            let _ = self.guarded("renamed", f, || self.transform.renamed(f, t));
             // The layout moved with the file: saved now, not at the next write-back, so a
             // remount, `patch --mount` or a killed daemon sees the file in the order it has.
             self.persist_transform_state(Durability::KillSafe);
@@ -295,19 +295,8 @@ impl ViewFs {
                 }
                 Backing::Scratch(_) => view,
             };
-            if let Backing::Original(_) = to {
-                // Before the file is written, as for every write-back (`flush_ino_locked`).
-                self.persist_transform_state(Durability::KillSafe);
-            }
-            write_atomic(
-                &dst,
-                &bytes,
-                m.mode(),
-                None,
-                Durability::KillSafe,
-                self.staging.as_deref(),
-            )
-            .map_err(|e| FsError::write_back(format!("write {}", dst.display()), e))?;
+            self.replace_original(&dst, &bytes, None, (m.mode(), None), Durability::KillSafe)
+                .map_err(|e| FsError::write_back(format!("write {}", dst.display()), e))?;
         } else {
             return Err(FsError::new(
                 libc::EXDEV,
@@ -357,20 +346,16 @@ impl ViewFs {
         } else {
             self.to_original_killsafe(rel, view, Some(&base))?
         };
-        // Before the file is written, as for every write-back (`flush_ino_locked`).
-        self.persist_transform_state(Durability::KillSafe);
-        if orig != current {
-            write_atomic(
-                path,
-                &orig,
-                m.mode(),
-                Some((m.uid(), m.gid())),
-                // Like a rename on a native disk: atomic, durable once the caller fsyncs.
-                Durability::KillSafe,
-                self.staging.as_deref(),
-            )
-            .map_err(|e| FsError::write_back(format!("write {}", path.display()), e))?;
-        }
+        let owner = Some((m.uid(), m.gid()));
+        // Like a rename on a native disk: atomic, durable once the caller fsyncs.
+        self.replace_original(
+            path,
+            &orig,
+            Some(&current),
+            (m.mode(), owner),
+            Durability::KillSafe,
+        )
+        .map_err(|e| FsError::write_back(format!("write {}", path.display()), e))?;
         let m = fs::symlink_metadata(path)
             .map_err(|e| FsError::io(format!("stat {}", path.display()), e))?;
         self.cache.put(rel, Stamp::of(&m), view.clone());

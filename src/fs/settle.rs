@@ -155,17 +155,12 @@ impl ViewFs {
         if !step(SettleStep::Begin) {
             return Ok(());
         }
-        // Saved with both versions before the file is replaced: a daemon killed in between
-        // leaves a state under which either shows the same view (`LayoutStore::settle`
-        // settles an alias at the next mount).
-        self.persist_transform_state(Durability::KillSafe);
         let view = self.cache.get(rel, Stamp::of(&p.meta));
-        let bytes = p.settled.original();
-        if bytes != p.current.as_slice() {
-            if let Err(e) = self.replace_keeping_mtime(&p.path, bytes, &p.meta) {
-                step(SettleStep::Abort);
-                return Err(e);
-            }
+        // Saved with both versions first (`replace_original`): `LayoutStore::settle` settles
+        // the alias a kill may leave on disk at the next mount.
+        if let Err(e) = self.replace_keeping_mtime(&p, &p.current, p.settled.original()) {
+            step(SettleStep::Abort);
+            return Err(e);
         }
         if !step(SettleStep::Commit) {
             // Cannot happen under the write-back lock with the file unchanged; if it does,
@@ -174,7 +169,7 @@ impl ViewFs {
                 "settling {}: the layout store changed meanwhile",
                 rel.display()
             );
-            return self.replace_keeping_mtime(&p.path, &p.current, &p.meta);
+            return self.replace_keeping_mtime(&p, p.settled.original(), &p.current);
         }
         self.persist_transform_state(Durability::KillSafe);
         let after = fs::symlink_metadata(&p.path)
@@ -186,19 +181,18 @@ impl ViewFs {
         Ok(())
     }
 
-    /// Replace the original at `path` (metadata `m`) by `bytes` atomically, keeping its
-    /// modification time, which the view shows.
-    fn replace_keeping_mtime(&self, path: &Path, bytes: &[u8], m: &fs::Metadata) -> FsResult<()> {
+    /// Replace the original `p` was prepared from, which holds `holds`, by `bytes`
+    /// atomically (nothing written when they are the same), keeping its modification time,
+    /// which the view shows.
+    fn replace_keeping_mtime(&self, p: &Prepared, holds: &[u8], bytes: &[u8]) -> FsResult<()> {
+        let (path, m) = (&p.path, &p.meta);
         let failed = |e| FsError::write_back(format!("settle {}", path.display()), e);
-        write_atomic(
-            path,
-            bytes,
-            m.mode(),
-            Some((m.uid(), m.gid())),
-            Durability::KillSafe,
-            self.staging.as_deref(),
-        )
-        .map_err(failed)?;
+        let like = (m.mode(), Some((m.uid(), m.gid())));
+        self.replace_original(path, bytes, Some(holds), like, Durability::KillSafe)
+            .map_err(failed)?;
+        if bytes == holds {
+            return Ok(());
+        }
         let mtime = m.modified().unwrap_or_else(|_| SystemTime::now());
         fs::OpenOptions::new()
             .write(true)
@@ -213,7 +207,7 @@ impl ViewFs {
 mod tests {
     use std::path::Path;
 
-    use super::super::testing::level3::{fresh, reordering_seed, SRC};
+    use super::super::testing::level3::{fresh, reordering_seed, tree_of_src, SRC};
 
     /// Laws 2, 4 and 9 through the settling path. A handle-less write of a reordered file,
     /// edited, leaves the original in the view's order and showing exactly what was written;
@@ -226,9 +220,7 @@ mod tests {
         let edit = |view: &[u8]| [b"# edited\n".as_slice(), view].concat();
 
         // The write-back that inverts at once: what settling must give.
-        let now = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(now.path().join("orig")).unwrap();
-        std::fs::write(now.path().join("orig/m.py"), SRC).unwrap();
+        let now = tree_of_src();
         let fs = fresh(now.path(), seed, false);
         let ino = fs.lookup_path(Path::new("m.py")).unwrap().ino;
         let view = fs.read_ino(ino, 0, 1 << 16).unwrap();
@@ -238,10 +230,8 @@ mod tests {
         let expected = std::fs::read(now.path().join("orig/m.py")).unwrap();
         assert_eq!(expected, [b"# edited\n".as_slice(), SRC].concat());
 
-        let later = tempfile::tempdir().unwrap();
+        let later = tree_of_src();
         let orig = later.path().join("orig/m.py");
-        std::fs::create_dir_all(later.path().join("orig")).unwrap();
-        std::fs::write(&orig, SRC).unwrap();
         let fs = fresh(later.path(), seed, true);
         let ino = fs.lookup_path(Path::new("m.py")).unwrap().ino;
         assert_eq!(fs.read_ino(ino, 0, 1 << 16).unwrap(), view);
@@ -289,9 +279,7 @@ mod tests {
     fn a_file_removed_or_emptied_unsettled_is_settled_first() {
         let seed = reordering_seed();
         let run = |settle_later: bool| {
-            let dir = tempfile::tempdir().unwrap();
-            std::fs::create_dir_all(dir.path().join("orig")).unwrap();
-            std::fs::write(dir.path().join("orig/m.py"), SRC).unwrap();
+            let dir = tree_of_src();
             let fs = fresh(dir.path(), seed, settle_later);
             let root = fs.getattr(super::super::ROOT_INO).unwrap().ino;
             let ino = fs.lookup_path(Path::new("m.py")).unwrap().ino;

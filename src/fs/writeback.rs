@@ -82,6 +82,34 @@ impl ViewFs {
         r
     }
 
+    /// Replace original file `path`, which now holds `current` (`None`: unknown or none),
+    /// by `bytes` with `mode` and `owner` (every write-back's last step). The transform's
+    /// state is saved first: by then it knows both the bytes replaced and these (the layout
+    /// store's aliases), so a daemon killed before the rename, or after it, leaves a state
+    /// under which the file shows as it was shown. Nothing is written when `bytes` are
+    /// `current`; the state is saved all the same (a layout may change without the bytes).
+    pub(super) fn replace_original(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        current: Option<&[u8]>,
+        (mode, owner): (u32, Option<(u32, u32)>),
+        durability: Durability,
+    ) -> io::Result<()> {
+        self.persist_transform_state(durability);
+        if current == Some(bytes) {
+            return Ok(());
+        }
+        write_atomic(
+            path,
+            bytes,
+            mode,
+            owner,
+            durability,
+            self.staging.as_deref(),
+        )
+    }
+
     /// The deferred flusher's loop (see [`ViewFs::write_ino`]); returns at unmount.
     /// It also settles the originals written in the view's order (`settle.rs`), after the
     /// deferred write-backs.
@@ -254,20 +282,8 @@ impl ViewFs {
                 }
             }
         };
-        // Saved before the file is replaced: the store knows both versions by now, so a
-        // daemon killed in between leaves a state that shows either as it was shown.
-        self.persist_transform_state(durability);
-        if base.as_deref() != Some(orig.as_slice()) {
-            write_atomic(
-                &path,
-                &orig,
-                mode,
-                owner,
-                durability,
-                self.staging.as_deref(),
-            )
+        self.replace_original(&path, &orig, base.as_deref(), (mode, owner), durability)
             .map_err(|e| FsError::write_back(format!("write back {}", path.display()), e))?;
-        }
         if !orig.is_empty() {
             // Written again: the layout store carries its anchor from now on.
             self.unlinked.lock().retain(|(p, _)| *p != rel);
@@ -318,7 +334,7 @@ impl ViewFs {
         }
         let (_, from, old) = best?;
         self.unlinked.lock().retain(|(p, _)| *p != from);
-        let _ = catch_unwind(AssertUnwindSafe(|| self.transform.renamed(&from, rel)));
+        let _ = self.guarded("renamed", rel, || self.transform.renamed(&from, rel));
         Some(old)
     }
 

@@ -278,6 +278,17 @@ impl Composite {
             _ => std::borrow::Cow::Borrowed(text),
         }
     }
+
+    /// Level 3's step `f` of a move from `from` to `to`, when there is a Level 3.
+    fn on_moved_paths(&self, from: &Path, to: &Path, f: fn(&layout::LayoutStore, &[u8], &[u8])) {
+        if let Some(store) = &self.l3 {
+            f(
+                store,
+                from.as_os_str().as_encoded_bytes(),
+                to.as_os_str().as_encoded_bytes(),
+            );
+        }
+    }
 }
 
 impl Transform for Composite {
@@ -448,30 +459,15 @@ impl Transform for Composite {
     }
 
     fn renamed(&self, from_orig: &Path, to_orig: &Path) {
-        if let Some(store) = &self.l3 {
-            store.rename(
-                from_orig.as_os_str().as_encoded_bytes(),
-                to_orig.as_os_str().as_encoded_bytes(),
-            );
-        }
+        self.on_moved_paths(from_orig, to_orig, layout::LayoutStore::rename);
     }
 
     fn rename_begin(&self, from_orig: &Path, to_orig: &Path) {
-        if let Some(store) = &self.l3 {
-            store.rename_begin(
-                from_orig.as_os_str().as_encoded_bytes(),
-                to_orig.as_os_str().as_encoded_bytes(),
-            );
-        }
+        self.on_moved_paths(from_orig, to_orig, layout::LayoutStore::rename_begin);
     }
 
     fn rename_abort(&self, from_orig: &Path, to_orig: &Path) {
-        if let Some(store) = &self.l3 {
-            store.rename_abort(
-                from_orig.as_os_str().as_encoded_bytes(),
-                to_orig.as_os_str().as_encoded_bytes(),
-            );
-        }
+        self.on_moved_paths(from_orig, to_orig, layout::LayoutStore::rename_abort);
     }
 }
 
