@@ -776,8 +776,12 @@ pub fn build_with_env(
     let t = std::time::Instant::now();
     // Independent, and the first is mostly one thread's work (set inserts): the two run side
     // by side.
+    let imports: Vec<Vec<policy::Import>> = python
+        .par_iter()
+        .map(|(_, src)| policy::imports(src))
+        .collect();
     let (mut env_names, defs) = rayon::join(
-        || reachable_env_names(env, &python, &own, &tmods, &env_modules),
+        || reachable_env_names(env, &python, &imports, &own, &tmods, &env_modules),
         || input_defined(&python, progress),
     );
     let InputDefs {
@@ -867,10 +871,14 @@ pub fn build_with_env(
     tracing::info!(elapsed = ?t.elapsed(), "words drawn");
     let extensions = tree_extensions(tree);
     let path_stems = tree_path_stems(tree);
-    let pinned = crate::transform::pinned::recorded_files(
+    let mut pinned = crate::transform::pinned::recorded_files(
         &python_paths,
         tree.files.iter().map(|f| f.content.as_slice()),
     );
+    pinned.extend(crate::transform::never_run::text_files(
+        &python_paths,
+        &imports,
+    ));
     keep_sibling_order(
         order_groups(tree, listed),
         &found,
@@ -1079,14 +1087,11 @@ fn tree_extensions(tree: &Tree) -> BTreeSet<String> {
 fn reachable_env_names(
     env: &EnvScan,
     python: &[(&str, &[u8])],
+    imports: &[Vec<policy::Import>],
     own: &BTreeSet<String>,
     tree_modules: &BTreeSet<String>,
     env_modules: &BTreeSet<String>,
 ) -> BTreeSet<String> {
-    let imports: Vec<Vec<policy::Import>> = python
-        .par_iter()
-        .map(|(_, src)| policy::imports(src))
-        .collect();
     let mut start = BTreeSet::new();
     for file_imports in imports {
         for imp in file_imports {
@@ -1387,6 +1392,10 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn imports_of(python: &[(&str, &[u8])]) -> Vec<Vec<policy::Import>> {
+        python.iter().map(|(_, src)| policy::imports(src)).collect()
+    }
 
     #[test]
     fn read_tree_skips_what_the_view_hides() {
@@ -1942,7 +1951,14 @@ mod tests {
         let modules: BTreeSet<String> = ["host".to_string()].into_iter().collect();
         let names = |own: &[&str]| {
             let own: BTreeSet<String> = own.iter().map(|s| s.to_string()).collect();
-            reachable_env_names(&env, &python, &own, &BTreeSet::new(), &modules)
+            reachable_env_names(
+                &env,
+                &python,
+                &imports_of(&python),
+                &own,
+                &BTreeSet::new(),
+                &modules,
+            )
         };
         let as_repo = names(&["mine"]);
         assert!(as_repo.contains("host_api") && as_repo.contains("other_api"));
@@ -2022,6 +2038,7 @@ mod tests {
         let tree = Tree {
             files: vec![
                 file("tests/output/crash.txt", expected),
+                file("tests/source/__init__.py", b""),
                 file("tests/source/crash.py", script),
                 file("tests/source/quiet.py", script),
             ],
@@ -2045,6 +2062,42 @@ mod tests {
             .keeping_lines_of(b.pinned.iter().cloned());
         assert_eq!(store.to_view(b"tests/source/crash.py", script), script);
         assert_ne!(store.to_view(b"tests/source/quiet.py", script), script);
+    }
+
+    /// A `.py` file outside any package that nothing imports or collects is data to the
+    /// tree (a formatter's case: an input and its expected output in one file): Level 3 shows
+    /// it in its own order; a module of a package with the same text still moves.
+    #[test]
+    fn python_files_nothing_runs_keep_their_order() {
+        let case: &[u8] = b"def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n\n\ndef gamma():\n    return 3\n\n\ndef delta():\n    return 4\n";
+        let reader: &[u8] = b"from pathlib import Path\n\n\ndef read_case(name):\n    return Path('tests/cases', name + '.py').read_text()\n";
+        let file = |rel: &str, content: &[u8]| TreeFile {
+            rel: PathBuf::from(rel),
+            content: content.to_vec(),
+        };
+        let tree = Tree {
+            files: vec![
+                file("fmt/__init__.py", b""),
+                file("fmt/steps.py", case),
+                file("tests/cases/steps.py", case),
+                file("tests/test_cases.py", reader),
+            ],
+            dirs: ["fmt", "tests", "tests/cases"].map(PathBuf::from).to_vec(),
+            generated: vec![],
+        };
+        let mut opts = level2(4);
+        opts.levels = vec![2, 3];
+        let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
+        assert_eq!(b.pinned, set(&["tests/cases/steps.py"]));
+        let seed = (0..64)
+            .find(|&s| {
+                crate::transform::layout::LayoutStore::new(s).to_view(b"fmt/steps.py", case) != case
+            })
+            .expect("some seed reorders four functions");
+        let store = crate::transform::layout::LayoutStore::new(seed)
+            .keeping_lines_of(b.pinned.iter().cloned());
+        assert_eq!(store.to_view(b"tests/cases/steps.py", case), case);
+        assert_ne!(store.to_view(b"fmt/steps.py", case), case);
     }
 
     /// Python 2 byte code left in a tree (Django's `0001_initial.pyc-tpl`, a fixture of a
@@ -2459,7 +2512,14 @@ class MoreLexer(lexer.BaseLexer):
         let modules = set(&["host", "plug", "idle"]);
         let names = |src: &'static [u8]| {
             let python = [("mine/use.py", src)];
-            reachable_env_names(&env, &python, &set(&["mine"]), &BTreeSet::new(), &modules)
+            reachable_env_names(
+                &env,
+                &python,
+                &imports_of(&python),
+                &set(&["mine"]),
+                &BTreeSet::new(),
+                &modules,
+            )
         };
         let with_host = names(b"import host\n");
         assert!(with_host.contains("host_api") && with_host.contains("plug_word"));
@@ -2529,7 +2589,14 @@ class MoreLexer(lexer.BaseLexer):
         let modules = set(&["simplejson", "yaml", "mine"]);
         let names = |src: &'static [u8]| {
             let python = [("mine/backend.py", src)];
-            reachable_env_names(&env, &python, &set(&["mine"]), &BTreeSet::new(), &modules)
+            reachable_env_names(
+                &env,
+                &python,
+                &imports_of(&python),
+                &set(&["mine"]),
+                &BTreeSet::new(),
+                &modules,
+            )
         };
         let named = names(b"def setup(self):\n    self.load_backend('simplejson')\n    x = \"yaml.constructor\"\n");
         assert!(
@@ -2577,7 +2644,14 @@ class MoreLexer(lexer.BaseLexer):
         let src: &[u8] = b"def mine_api(flag_word=1):\n    pass\n";
         let python = [("mine/__init__.py", src)];
         let names = |own: &[&str]| {
-            reachable_env_names(&env, &python, &set(own), &BTreeSet::new(), &modules)
+            reachable_env_names(
+                &env,
+                &python,
+                &imports_of(&python),
+                &set(own),
+                &BTreeSet::new(),
+                &modules,
+            )
         };
         let as_mine = names(&["mine"]);
         for n in ["mine_api", "flag_word"] {

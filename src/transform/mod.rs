@@ -15,6 +15,7 @@ pub mod lexicon;
 pub mod lines;
 pub mod listed;
 pub mod media;
+pub mod never_run;
 pub mod order;
 pub mod patterns;
 pub mod pinned;
