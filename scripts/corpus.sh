@@ -283,6 +283,11 @@ PROJECTS=(
     "held|email-validator|2.2.0|pytest|.|email_validator|tests|$PYTEST dnspython==2.7.0 idna==3.8|"
     "held|python-stdnum|1.20|pytest|.|stdnum|-o addopts= --doctest-modules --doctest-glob=*.doctest stdnum tests --ignore=stdnum/iso9362.py|$PYTEST|"
     "held|pyyaml|6.0.2|pytest|lib|yaml _yaml|tests/legacy_tests|$PYTEST|"
+    # fresh held-aside set of run 50 (drawn before run 50's rule was measured on them)
+    "held|isort|5.13.2|pytest|.|isort|tests/unit --ignore=tests/unit/test_pylama_isort.py|$PYTEST hypothesis==6.112.1 pytest-mock==3.14.0 colorama==0.4.6 black==24.8.0||yes"
+    "held|sqlglot|25.24.0|pytest|.|sqlglot|tests --ignore=tests/test_executor.py|$PYTEST pytz==2024.2 duckdb==1.1.1 pandas==2.2.3|"
+    "held|textdistance|4.6.3|pytest|.|textdistance|tests --ignore=tests/test_external.py|$PYTEST hypothesis==6.112.1 numpy==2.1.2|"
+    "held|zipp|3.20.2|pytest|.|zipp|tests|$PYTEST jaraco.itertools==6.4.1 jaraco.functools==4.1.0 more-itertools==10.5.0 big-O==0.11.0 jaraco.test==5.5.1|"
 )
 
 mkdir -p "$WORK/cache"

@@ -696,18 +696,26 @@ def extension_suffixes():
 def module_files(top, skip_dirs, skip_under=None):
     """Python sources, stubs and extension modules under `top`."""
     ext = extension_suffixes()
+    # The stdlib's `test.support` is a library that other projects' test suites import
+    # (`from test.support import os_helper`, jaraco.test's `try_import("os_helper")`), so its
+    # names are outside names; the rest of `test` is CPython's own suite.
+    stdlib_test = os.path.join(skip_under, "test") if skip_under else None
     for dirpath, dirnames, filenames in os.walk(top):
         # Test suites define names no library user calls; site-packages nested in the
         # stdlib folder is walked on its own.
         # A venv's stdlib folder is the base interpreter's, and holds that interpreter's own
         # site-packages, which the venv cannot import: it is never part of the stdlib.
+        in_stdlib_test = dirpath == stdlib_test
         dirnames[:] = [
             d for d in dirnames
-            if d not in SKIP_DIR_NAMES
+            if (d not in SKIP_DIR_NAMES or (dirpath == skip_under and d == "test"))
+            and not (in_stdlib_test and d != "support")
             and not (dirpath == skip_under and d in ("site-packages", "dist-packages"))
             and os.path.realpath(os.path.join(dirpath, d)) not in skip_dirs
         ]
         for f in filenames:
+            if in_stdlib_test and f != "__init__.py":
+                continue
             if f.endswith(".py") or f.endswith(".pyi") or f.endswith(ext):
                 yield os.path.join(dirpath, f)
 

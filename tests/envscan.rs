@@ -381,6 +381,44 @@ fn scan_reports_module_paths() {
     assert!(has(s.module_paths.get("host"), "host.deep.inner"));
 }
 
+/// The stdlib's `test.support` is a library other suites import (zipp's tests take
+/// `temp_dir` and `FakePath` from `test.support.os_helper` through `try_import('os_helper')`):
+/// its module paths and names are outside names. The rest of the stdlib's `test`, CPython's
+/// own suite, and test folders elsewhere stay unscanned.
+#[test]
+fn the_stdlibs_test_support_is_scanned_and_its_suite_is_not() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "stdlib/test/__init__.py", "");
+    write(d.path(), "stdlib/test/support/__init__.py", "def captured_stdout(): pass\n");
+    write(
+        d.path(),
+        "stdlib/test/support/os_helper.py",
+        "class FakePath: pass\ndef temp_dir(path=None): pass\n",
+    );
+    write(d.path(), "stdlib/test/test_grammar.py", "def grammar_probe_one(): pass\n");
+    write(d.path(), "stdlib/test/data/helper.py", "def data_probe_two(): pass\n");
+    write(d.path(), "stdlib/email/tests/t.py", "def email_probe_three(): pass\n");
+    write(d.path(), "site/pkg/test/support/x.py", "def site_probe_four(): pass\n");
+    let s = scan(d.path(), "");
+    let stdlib = s.groups.get("");
+    assert!(
+        has(s.module_paths.get(""), "test.support.os_helper"),
+        "{s:?}"
+    );
+    for name in ["FakePath", "temp_dir", "captured_stdout"] {
+        assert!(has(stdlib, name), "{name} missing");
+    }
+    let all: Vec<&String> = s.groups.values().flatten().collect();
+    for name in [
+        "grammar_probe_one",
+        "data_probe_two",
+        "email_probe_three",
+        "site_probe_four",
+    ] {
+        assert!(!all.iter().any(|n| *n == name), "{name} scanned");
+    }
+}
+
 /// The view of a made-up repository under a scanned environment: each file's view.
 fn view(files: &[(&str, &str)], env: &EnvScan) -> Vec<String> {
     let tree = Tree {
