@@ -389,16 +389,36 @@ fn scan_reports_module_paths() {
 fn the_stdlibs_test_support_is_scanned_and_its_suite_is_not() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "stdlib/test/__init__.py", "");
-    write(d.path(), "stdlib/test/support/__init__.py", "def captured_stdout(): pass\n");
+    write(
+        d.path(),
+        "stdlib/test/support/__init__.py",
+        "def captured_stdout(): pass\n",
+    );
     write(
         d.path(),
         "stdlib/test/support/os_helper.py",
         "class FakePath: pass\ndef temp_dir(path=None): pass\n",
     );
-    write(d.path(), "stdlib/test/test_grammar.py", "def grammar_probe_one(): pass\n");
-    write(d.path(), "stdlib/test/data/helper.py", "def data_probe_two(): pass\n");
-    write(d.path(), "stdlib/email/tests/t.py", "def email_probe_three(): pass\n");
-    write(d.path(), "site/pkg/test/support/x.py", "def site_probe_four(): pass\n");
+    write(
+        d.path(),
+        "stdlib/test/test_grammar.py",
+        "def grammar_probe_one(): pass\n",
+    );
+    write(
+        d.path(),
+        "stdlib/test/data/helper.py",
+        "def data_probe_two(): pass\n",
+    );
+    write(
+        d.path(),
+        "stdlib/email/tests/t.py",
+        "def email_probe_three(): pass\n",
+    );
+    write(
+        d.path(),
+        "site/pkg/test/support/x.py",
+        "def site_probe_four(): pass\n",
+    );
     let s = scan(d.path(), "");
     let stdlib = s.groups.get("");
     assert!(
