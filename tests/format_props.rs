@@ -761,6 +761,15 @@ proptest! {
     }
 }
 
+/// A case the property found: a word right after `ESC [` whose image starts with `m` (`org`
+/// <-> `mint`) must not turn into a colour reset and the word `int`.
+#[test]
+fn a_word_after_a_bare_escape_bracket_swaps_back() {
+    let b = b"\x03\xf3\r\n\0\x1b[org\0Content-Type: ";
+    check_involution(STALE_PYC, b).unwrap();
+    assert_ne!(swap(&renamer(), STALE_PYC, b), b.to_vec());
+}
+
 /// The byte-code generator is not vacuous: most of its inputs change.
 #[test]
 fn python2_byte_code_generator_changes_most_inputs() {

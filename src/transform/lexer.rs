@@ -82,13 +82,16 @@ pub(crate) fn is_word_at(s: &[u8], i: usize) -> bool {
 /// escape spelled `\033` in source): coloured text (`\x1b[1mname.py\x1b[0m` in a test's
 /// expected output) then holds the word `name` after it, instead of the word `1mname`, which
 /// is no run. The bytes read are the escape, `[`, digits and `;`: never part of a run, so the
-/// answer is the same before and after a swap (law 3).
+/// answer is the same before and after a swap (law 3). With no digits (`ESC [ m`, a reset),
+/// the `m` could also be the first letter of a word right after the `[` (`ESC [ org` swapped
+/// to `ESC [ mint`), so there it ends a colour only when no word goes on after it.
 fn ends_colour(s: &[u8], i: usize) -> bool {
     let mut j = i;
     while j > 0 && i - j < 32 && (s[j - 1].is_ascii_digit() || s[j - 1] == b';') {
         j -= 1;
     }
-    j >= 2 && s[j - 1] == b'[' && (s[j - 2] == 0x1b || s[..j - 1].ends_with(b"\\033"))
+    let escape = j >= 2 && s[j - 1] == b'[' && (s[j - 2] == 0x1b || s[..j - 1].ends_with(b"\\033"));
+    escape && (j < i || i + 1 >= s.len() || !is_word_at(s, i + 1))
 }
 
 /// Non-ASCII characters that separate words: spaces, punctuation and symbols of the Latin-1
@@ -497,6 +500,11 @@ mod tests {
         assert_eq!(runs(b"x = '\\033[1;33mname'\n"), vec!["x", "name"]);
         // No escape before the bracket: `1mname` is one word, no run.
         assert_eq!(runs(b"x = '[1mname'\n"), vec!["x"]);
+        // A reset without digits ends a colour only when no word goes on after its `m`: a
+        // word right after the bracket may start with `m` once swapped (`org` <-> `mint`).
+        assert_eq!(runs(b"x = '\x1b[m'\n"), vec!["x"]);
+        assert_eq!(runs(b"x = '\x1b[mint'\n"), vec!["x", "mint"]);
+        assert_eq!(runs(b"x = '\x1b[org'\n"), vec!["x", "org"]);
     }
 
     #[test]
