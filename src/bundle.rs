@@ -776,12 +776,17 @@ pub fn build_with_env(
     let t = std::time::Instant::now();
     // Independent, and the first is mostly one thread's work (set inserts): the two run side
     // by side.
-    let imports: Vec<Vec<policy::Import>> = python
-        .par_iter()
-        .map(|(_, src)| policy::imports(src))
-        .collect();
-    let (mut env_names, defs) = rayon::join(
-        || reachable_env_names(env, &python, &imports, &own, &tmods, &env_modules),
+    // The import statements are read once, beside the definitions, for the environment's
+    // reach and for `never_run` below.
+    let ((mut env_names, imports), defs) = rayon::join(
+        || {
+            let imports: Vec<Vec<policy::Import>> = python
+                .par_iter()
+                .map(|(_, src)| policy::imports(src))
+                .collect();
+            let names = reachable_env_names(env, &python, &imports, &own, &tmods, &env_modules);
+            (names, imports)
+        },
         || input_defined(&python, progress),
     );
     let InputDefs {
@@ -2023,45 +2028,48 @@ mod tests {
         assert!(b.owned_runs.contains("LoanLedger"));
     }
 
+    /// The Level 2+3 bundle of `files`, and a check that with its `pinned` list Level 3
+    /// shows `kept` as it is and `moved` (the same text) in another order, under a seed that
+    /// reorders `moved`.
+    fn level3_bundle(files: &[(&str, &[u8])]) -> Bundle {
+        let mut opts = level2(4);
+        opts.levels = vec![2, 3];
+        build_with_env(
+            &tree_of(files),
+            &EnvScan::default(),
+            &opts,
+            &Progress::hidden(),
+        )
+    }
+
+    fn assert_pinned_keeps_order(b: &Bundle, kept: &str, moved: &str, text: &[u8]) {
+        use crate::transform::layout::LayoutStore;
+        let seed = (0..64)
+            .find(|&s| LayoutStore::new(s).to_view(moved.as_bytes(), text) != text)
+            .expect("some seed reorders four functions");
+        let store = LayoutStore::new(seed).keeping_lines_of(b.pinned.iter().cloned());
+        assert_eq!(store.to_view(kept.as_bytes(), text), text);
+        assert_ne!(store.to_view(moved.as_bytes(), text), text);
+    }
+
+    const FOUR_FUNCTIONS: &[u8] = b"import sys\n\n\ndef alpha():\n    return 1\n\n\ndef beta():\n    return 2\n\n\ndef gamma():\n    return 3\n\n\ndef delta():\n    return 4\n";
+
     /// A script whose traceback the tree keeps as an expected output (loguru compares
     /// `File "tests/source/crash.py", line 9, in b` with what the script prints) is shown in
     /// its own order by Level 3; the same text under a name nothing records still moves.
     #[test]
     fn scripts_whose_lines_the_tree_records_keep_their_order() {
-        let script: &[u8] = b"import sys\n\n\ndef alpha():\n    return 1\n\n\ndef beta():\n    return 2\n\n\ndef gamma():\n    return 3\n\n\ndef delta():\n    return 4\n";
         let expected: &[u8] =
             b"Traceback (most recent call last):\n  File \"tests/source/crash.py\", line 9, in beta\n";
-        let file = |rel: &str, content: &[u8]| TreeFile {
-            rel: PathBuf::from(rel),
-            content: content.to_vec(),
-        };
-        let tree = Tree {
-            files: vec![
-                file("tests/output/crash.txt", expected),
-                file("tests/source/__init__.py", b""),
-                file("tests/source/crash.py", script),
-                file("tests/source/quiet.py", script),
-            ],
-            dirs: ["tests", "tests/output", "tests/source"]
-                .map(PathBuf::from)
-                .to_vec(),
-            generated: vec![],
-        };
-        let mut opts = level2(4);
-        opts.levels = vec![2, 3];
-        let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
+        let b = level3_bundle(&[
+            ("tests/output/crash.txt", expected),
+            ("tests/source/__init__.py", b""),
+            ("tests/source/crash.py", FOUR_FUNCTIONS),
+            ("tests/source/quiet.py", FOUR_FUNCTIONS),
+        ]);
         assert_eq!(b.pinned, set(&["tests/source/crash.py"]));
-        let seed = (0..64)
-            .find(|&s| {
-                crate::transform::layout::LayoutStore::new(s)
-                    .to_view(b"tests/source/quiet.py", script)
-                    != script
-            })
-            .expect("some seed reorders four functions");
-        let store = crate::transform::layout::LayoutStore::new(seed)
-            .keeping_lines_of(b.pinned.iter().cloned());
-        assert_eq!(store.to_view(b"tests/source/crash.py", script), script);
-        assert_ne!(store.to_view(b"tests/source/quiet.py", script), script);
+        let (kept, moved) = ("tests/source/crash.py", "tests/source/quiet.py");
+        assert_pinned_keeps_order(&b, kept, moved, FOUR_FUNCTIONS);
     }
 
     /// A `.py` file outside any package that nothing imports or collects is data to the
@@ -2069,35 +2077,15 @@ mod tests {
     /// it in its own order; a module of a package with the same text still moves.
     #[test]
     fn python_files_nothing_runs_keep_their_order() {
-        let case: &[u8] = b"def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n\n\ndef gamma():\n    return 3\n\n\ndef delta():\n    return 4\n";
         let reader: &[u8] = b"from pathlib import Path\n\n\ndef read_case(name):\n    return Path('tests/cases', name + '.py').read_text()\n";
-        let file = |rel: &str, content: &[u8]| TreeFile {
-            rel: PathBuf::from(rel),
-            content: content.to_vec(),
-        };
-        let tree = Tree {
-            files: vec![
-                file("fmt/__init__.py", b""),
-                file("fmt/steps.py", case),
-                file("tests/cases/steps.py", case),
-                file("tests/test_cases.py", reader),
-            ],
-            dirs: ["fmt", "tests", "tests/cases"].map(PathBuf::from).to_vec(),
-            generated: vec![],
-        };
-        let mut opts = level2(4);
-        opts.levels = vec![2, 3];
-        let b = build_with_env(&tree, &EnvScan::default(), &opts, &Progress::hidden());
+        let b = level3_bundle(&[
+            ("fmt/__init__.py", b""),
+            ("fmt/steps.py", FOUR_FUNCTIONS),
+            ("tests/cases/steps.py", FOUR_FUNCTIONS),
+            ("tests/test_cases.py", reader),
+        ]);
         assert_eq!(b.pinned, set(&["tests/cases/steps.py"]));
-        let seed = (0..64)
-            .find(|&s| {
-                crate::transform::layout::LayoutStore::new(s).to_view(b"fmt/steps.py", case) != case
-            })
-            .expect("some seed reorders four functions");
-        let store = crate::transform::layout::LayoutStore::new(seed)
-            .keeping_lines_of(b.pinned.iter().cloned());
-        assert_eq!(store.to_view(b"tests/cases/steps.py", case), case);
-        assert_ne!(store.to_view(b"fmt/steps.py", case), case);
+        assert_pinned_keeps_order(&b, "tests/cases/steps.py", "fmt/steps.py", FOUR_FUNCTIONS);
     }
 
     /// Python 2 byte code left in a tree (Django's `0001_initial.pyc-tpl`, a fixture of a
